@@ -1,0 +1,45 @@
+import { feathers } from '@feathersjs/feathers'
+import { koa, bodyParser, serveStatic, type Application } from '@feathersjs/koa'
+import knex, { type Knex } from 'knex'
+import { resolve } from 'node:path'
+import { errorHandler, feathersQuery, searchFields } from '../src'
+import { knexConfig } from './database'
+import { migrateLatest } from './migrations'
+import { todoItemResource } from './resources/todo-item'
+import { subTaskResource } from './resources/sub-task'
+import { stampCreation, stampUpdate } from './hooks/audit'
+
+export interface ExampleSettings {
+  databaseUrl: string
+}
+
+export interface ExampleApp {
+  app: Application
+  db: Knex
+}
+
+/** The example application: TodoItem and SubTask served over REST, CSV export and GraphQL. */
+export async function createApp(settings: ExampleSettings): Promise<ExampleApp> {
+  const db = knex(knexConfig(settings.databaseUrl))
+  await migrateLatest(db)
+
+  const app = koa(feathers())
+  app.use(errorHandler())
+  app.use(serveStatic(resolve(__dirname, '../public')))
+  app.use(bodyParser())
+  app.configure(feathersQuery({ Model: db, resources: [todoItemResource, subTaskResource] }))
+
+  // The application's own rules are plain Feathers hooks; they hold for REST, CSV export and GraphQL.
+  app.service('todo-items').hooks({
+    before: {
+      find: [searchFields(['title', 'description'])],
+      create: [stampCreation],
+      patch: [stampUpdate]
+    }
+  })
+  app.service('sub-tasks').hooks({
+    before: { create: [stampCreation], patch: [stampUpdate] }
+  })
+
+  return { app, db }
+}

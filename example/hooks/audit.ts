@@ -1,0 +1,20 @@
+import type { HookContext } from '@feathersjs/feathers'
+
+/** The acting user's name from the `user-name` request header (REST and GraphQL alike), or null. */
+function userName(context: HookContext) {
+  const header = context.params.headers?.['user-name']
+  const value = Array.isArray(header) ? header[0] : header
+  return typeof value === 'string' && value.length > 0 ? value : null
+}
+
+/** Before create: the server owns the timestamps and the audit columns. */
+export function stampCreation(context: HookContext) {
+  const now = new Date().toISOString()
+  const user = userName(context)
+  context.data = { ...context.data, created: now, updated: now, createdBy: user, updatedBy: user }
+}
+
+/** Before patch: a new `updated` time and the updating user. */
+export function stampUpdate(context: HookContext) {
+  context.data = { ...context.data, updated: new Date().toISOString(), updatedBy: userName(context) }
+}

@@ -1,0 +1,40 @@
+import configuration from '@feathersjs/configuration'
+import { ConfigurationError } from '../src'
+import { createApp } from './app'
+import { redact } from './database'
+
+interface Settings {
+  host: string
+  port: number
+  databaseUrl: string
+}
+
+async function main() {
+  const settings = configuration()() as unknown as Settings
+  let started
+  try {
+    started = await createApp({ databaseUrl: settings.databaseUrl })
+  } catch (error) {
+    if (error instanceof ConfigurationError) throw error
+    const reason = (error as Error).message || (error as { code?: string }).code
+    throw new Error(`Cannot use the database at ${redact(settings.databaseUrl)}: ${reason}`)
+  }
+  const { app } = started
+  const server = await app.listen(settings.port)
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : settings.port
+  const base = `http://${settings.host}:${port}`
+  console.log(
+    [
+      `feathers-query example on ${redact(settings.databaseUrl)}`,
+      `  REST      ${base}/todo-items  ${base}/sub-tasks`,
+      `  CSV       ${base}/todo-items/export`,
+      `  Home      ${base}/`
+    ].join('\n')
+  )
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? `${error.name === 'Error' ? 'Error' : error.name}: ${error.message}` : error)
+  process.exit(1)
+})

@@ -1,0 +1,19 @@
+import type { Knex } from 'knex'
+import * as todoItems from './20261122000000_todo_items'
+import * as subTasks from './20261122000001_sub_tasks'
+
+const migrations: Record<string, Knex.Migration> = {
+  '20261122000000_todo_items': todoItems,
+  '20261122000001_sub_tasks': subTasks
+}
+
+/** Migrations imported, not looked up on disk, so they run the same from tsx, tests and bundles. */
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name]
+}
+
+export function migrateLatest(db: Knex) {
+  return db.migrate.latest({ migrationSource })
+}

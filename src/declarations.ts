@@ -1,0 +1,15 @@
+import type { ResolvedResource } from './resource/resolve'
+import type { ResourceService } from './service/resource-service'
+
+declare module '@feathersjs/feathers/lib/declarations' {
+  interface ServiceOptions<MethodTypes = string> {
+    /** Set by feathers-query on each resource service; transports read the resource from here. */
+    resource?: ResolvedResource
+  }
+}
+
+/** What `app.get('feathersQuery')` holds once the plugin is configured. */
+export interface FeathersQueryState {
+  resources: ResolvedResource[]
+  serviceOf(resource: ResolvedResource): ResourceService
+}

@@ -1,0 +1,32 @@
+/** The public surface of feathers-query. */
+import './declarations'
+
+export { IDField, FilterableField, Field } from './resource/annotations'
+export type { FilterableFieldOptions, FieldOptions } from './resource/annotations'
+export { defineResource, PagingStrategies } from './resource/definition'
+export type {
+  ResourceDefinition,
+  QueryOptions,
+  ReadOptions,
+  CreateOptions,
+  UpdateOptions,
+  DeleteOptions,
+  EndpointOptions,
+  ExportOptions,
+  ManyRelationDefinition,
+  OneRelationDefinition,
+  Guard,
+  Authorize,
+  PagingStrategy
+} from './resource/definition'
+export type { ResolvedResource, ResolvedField } from './resource/resolve'
+export { ConfigurationError } from './errors'
+export { feathersQuery } from './plugin'
+export type { FeathersQueryOptions } from './plugin'
+export { ResourceService } from './service/resource-service'
+export type { ResourceParams, ResourceRecord } from './service/resource-service'
+export { errorHandler } from './rest/error-handler'
+export { andFilters } from './query/filters'
+export { searchFields } from './hooks/search'
+export * from './query/model'
+export type { FeathersQueryState } from './declarations'

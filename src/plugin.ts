@@ -1,0 +1,44 @@
+import type { Application } from '@feathersjs/koa'
+import type { Knex } from 'knex'
+import type { ResourceDefinition } from './resource/definition'
+import { resolveResources, type ResolvedResource } from './resource/resolve'
+import { ResourceService } from './service/resource-service'
+import { resourceHooks } from './service/hooks'
+import { restRouter } from './rest/router'
+import type { FeathersQueryState } from './declarations'
+import './declarations'
+import { MethodNotAllowed } from '@feathersjs/errors'
+
+const methodNotAllowed = () => new MethodNotAllowed('This method is not allowed on this path')
+
+export interface FeathersQueryOptions {
+  /** The knex instance every resource table lives in. */
+  Model: Knex
+  resources: ResourceDefinition[]
+}
+
+const METHODS = ['find', 'get', 'create', 'patch', 'remove']
+
+/**
+ * `app.configure(feathersQuery({ Model, resources }))` registers one Feathers service per resource at its
+ * base path (with the resource in the service options) and mounts the HTTP surfaces that call them.
+ * Configure it after the Koa error handler and body parser.
+ */
+export function feathersQuery(options: FeathersQueryOptions) {
+  return (app: Application) => {
+    const resources = resolveResources(options.resources)
+    for (const resource of resources) {
+      const service = new ResourceService(resource, { Model: options.Model })
+      app.use(resource.basePath, service, { methods: METHODS, events: [], resource })
+      app.service(resource.basePath).hooks({ before: resourceHooks(resource) })
+    }
+    const state: FeathersQueryState = {
+      resources,
+      serviceOf: (resource) => app.service(resource.basePath) as unknown as ResourceService
+    }
+    app.set('feathersQuery', state)
+    const router = restRouter(app, resources)
+    app.use(router.routes())
+    app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }))
+  }
+}

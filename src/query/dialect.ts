@@ -1,0 +1,88 @@
+import type { Knex } from 'knex'
+import { ConfigurationError } from '../errors'
+import type { DateBucket } from './model'
+
+/**
+ * Everything that differs between SQL databases, in one table per feature. The rest of the compiler is
+ * dialect-free knex.
+ */
+export interface Dialect {
+  name: 'sqlite' | 'mysql' | 'postgres'
+  /** Case-sensitive LIKE with `%` and `_` wildcards, the same on every database. */
+  like(column: string, pattern: string): Knex.Raw
+  /** Case-insensitive LIKE. */
+  iLike(column: string, pattern: string): Knex.Raw
+  /** SQL for the start of the bucket holding a date column's value, as a `YYYY-MM-DD` string (UTC). */
+  dateBucket(column: string, bucket: DateBucket): Knex.Raw
+}
+
+/** SQLite's LIKE ignores ASCII case, so case-sensitive matching uses GLOB with the pattern translated. */
+function likeToGlob(pattern: string) {
+  return pattern.replace(/[[*?%_]/g, (char) => ({ '[': '[[]', '*': '[*]', '?': '[?]', '%': '*', _: '?' })[char]!)
+}
+
+function sqlite(knex: Knex): Dialect {
+  // Dates are stored as epoch milliseconds (knex binds Date objects that way for better-sqlite3).
+  const buckets: Record<DateBucket, string> = {
+    DAY: "strftime('%Y-%m-%d', ?? / 1000, 'unixepoch')",
+    // 'weekday 0' moves forward to the next Sunday (or stays on one); six days back is the ISO week's Monday.
+    WEEK: "date(?? / 1000, 'unixepoch', 'weekday 0', '-6 days')",
+    MONTH: "strftime('%Y-%m-01', ?? / 1000, 'unixepoch')",
+    YEAR: "strftime('%Y-01-01', ?? / 1000, 'unixepoch')"
+  }
+  return {
+    name: 'sqlite',
+    like: (column, pattern) => knex.raw('?? GLOB ?', [column, likeToGlob(pattern)]),
+    iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
+    dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column])
+  }
+}
+
+function mysql(knex: Knex): Dialect {
+  const buckets: Record<DateBucket, string> = {
+    DAY: "DATE_FORMAT(??, '%Y-%m-%d')",
+    // WEEKDAY() is 0 on Monday, so this is the ISO week's Monday whatever the server's week settings.
+    WEEK: "DATE_FORMAT(DATE_SUB(??, INTERVAL WEEKDAY(??) DAY), '%Y-%m-%d')",
+    MONTH: "DATE_FORMAT(??, '%Y-%m-01')",
+    YEAR: "DATE_FORMAT(??, '%Y-01-01')"
+  }
+  return {
+    name: 'mysql',
+    // Case sensitivity follows the column's collation; the example's tables use utf8mb4_bin.
+    like: (column, pattern) => knex.raw('?? LIKE ?', [column, pattern]),
+    iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
+    dateBucket: (column, bucket) =>
+      knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column])
+  }
+}
+
+function postgres(knex: Knex): Dialect {
+  const units: Record<DateBucket, string> = { DAY: 'day', WEEK: 'week', MONTH: 'month', YEAR: 'year' }
+  return {
+    name: 'postgres',
+    like: (column, pattern) => knex.raw('?? LIKE ?', [column, pattern]),
+    iLike: (column, pattern) => knex.raw('?? ILIKE ?', [column, pattern]),
+    dateBucket: (column, bucket) =>
+      knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column])
+  }
+}
+
+const dialects: Record<string, (knex: Knex) => Dialect> = {
+  sqlite3: sqlite,
+  mysql,
+  postgresql: postgres
+}
+
+const cache = new WeakMap<Knex, Dialect>()
+
+export function dialectOf(knex: Knex): Dialect {
+  let dialect = cache.get(knex)
+  if (!dialect) {
+    const name = (knex.client as { dialect?: string }).dialect ?? ''
+    const create = dialects[name]
+    if (!create) throw new ConfigurationError(`Unsupported database client "${name}" (use SQLite, MySQL or PostgreSQL)`)
+    dialect = create(knex)
+    cache.set(knex, dialect)
+  }
+  return dialect
+}

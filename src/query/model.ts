@@ -1,0 +1,137 @@
+/**
+ * The transport-free query model. REST query strings, GraphQL arguments and CSV export requests are all
+ * translated into these shapes, and one compiler turns them into SQL.
+ */
+
+export type Scalar = string | number | boolean | Date
+
+export interface Between {
+  lower: Scalar
+  upper: Scalar
+}
+
+/** Operators on one field. Several operators in one comparison are ANDed (`{gte: 1, lte: 3}` is a range). */
+export interface FieldComparison {
+  is?: boolean | null
+  isNot?: boolean | null
+  eq?: Scalar
+  neq?: Scalar
+  gt?: Scalar
+  gte?: Scalar
+  lt?: Scalar
+  lte?: Scalar
+  like?: string
+  notLike?: string
+  iLike?: string
+  notILike?: string
+  in?: Scalar[]
+  notIn?: Scalar[]
+  between?: Between
+  notBetween?: Between
+}
+
+export type ComparisonOperator = keyof FieldComparison
+
+export const COMPARISON_OPERATORS: ComparisonOperator[] = [
+  'is',
+  'isNot',
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'notLike',
+  'iLike',
+  'notILike',
+  'in',
+  'notIn',
+  'between',
+  'notBetween'
+]
+
+/** `{and, or}` group sub-filters; every other key is a field name with its comparison. Siblings are ANDed. */
+export interface Filter {
+  and?: Filter[]
+  or?: Filter[]
+  [field: string]: FieldComparison | Filter[] | undefined
+}
+
+export type SortDirection = 'ASC' | 'DESC'
+export type SortNulls = 'NULLS_FIRST' | 'NULLS_LAST'
+
+export interface SortField {
+  field: string
+  direction: SortDirection
+  nulls?: SortNulls
+}
+
+export interface OffsetPaging {
+  limit: number
+  offset?: number
+}
+
+/** What `params.query` holds for every method of a resource service. */
+export interface ResourceQuery {
+  filter?: Filter
+  sorting?: SortField[]
+  /** Without paging, `find` returns every matching record as an array. */
+  paging?: OffsetPaging
+  /** Free-form search text; the core gives it no meaning, a hook translates it into `filter`. */
+  search?: string
+  /** Run the count query and return `totalCount`. */
+  totalCount?: boolean
+  /** Apply paging per distinct value of this field (one page per parent when loading relations). */
+  partitionBy?: string
+}
+
+export interface PageInfo {
+  hasNextPage: boolean
+  hasPreviousPage: boolean
+}
+
+/** An offset page: the REST collection response shape. */
+export interface Page<T> {
+  pageInfo: PageInfo
+  nodes: T[]
+  totalCount?: number
+}
+
+/** The result of a partitioned `find`: one page per partition key that has records. */
+export interface PartitionedPages<T> {
+  partitions: Array<{ key: unknown; page: Page<T> }>
+}
+
+export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max'
+
+export const AGGREGATE_FUNCTIONS: AggregateFunction[] = ['count', 'sum', 'avg', 'min', 'max']
+
+export type DateBucket = 'DAY' | 'WEEK' | 'MONTH' | 'YEAR'
+
+export interface GroupByField {
+  field: string
+  /** Date fields only: the bucket the values are truncated to. */
+  by?: DateBucket
+}
+
+/** Which aggregates to compute; the filter comes from `params.query.filter` like every other method. */
+export interface AggregateRequest {
+  groupBy?: GroupByField[]
+  count?: string[]
+  sum?: string[]
+  avg?: string[]
+  min?: string[]
+  max?: string[]
+  /** Aggregate per distinct value of this field (relation aggregates for many parents in one statement). */
+  partitionBy?: string
+}
+
+export interface AggregateResponse {
+  groupBy?: Record<string, unknown>
+  count?: Record<string, number>
+  sum?: Record<string, number | null>
+  avg?: Record<string, number | null>
+  min?: Record<string, unknown>
+  max?: Record<string, unknown>
+}

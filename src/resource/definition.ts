@@ -1,0 +1,134 @@
+import type { HookContext } from '@feathersjs/feathers'
+import type { TObject } from '@sinclair/typebox'
+import type { Filter, SortField } from '../query/model'
+
+// Guards are ordinary Feathers hook functions; `any` keeps them assignable from any application type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Guard = (
+  context: HookContext<any, any>
+) => void | HookContext<any, any> | Promise<void | HookContext<any, any>>
+
+export type PagingStrategy = 'offset' | 'none'
+
+export const PagingStrategies = { OFFSET: 'offset', NONE: 'none' } as const
+
+export interface QueryOptions {
+  /** ANDed into every collection request (list, export, GraphQL collections and aggregates). */
+  defaultFilter?: Filter
+  /** Server-side order, applied in list order; the id is always appended as the final tie-breaker. */
+  defaultSort?: SortField[]
+  /** REST collection shape: an offset connection (default) or a bare array of every record. */
+  pagingStrategy?: PagingStrategy
+  /** Page size when the client does not ask for one (REST 25, GraphQL 10 unless set). */
+  defaultResultSize?: number
+  /** Largest page a client may ask for (default 50). */
+  maxResultsSize?: number
+  /** Offer `totalCount` (REST: always returned; GraphQL: counted when selected). */
+  enableTotalCount?: boolean
+  /** Accept the free-form `query` parameter, which a hook must translate into a filter. */
+  enableSearch?: boolean
+  /** Remove the generated equality filter parameters from the REST list endpoint. */
+  disableFilter?: boolean
+}
+
+export interface EndpointOptions {
+  /** Route below the base path, e.g. `:id` (default) or `:id/archive`. */
+  path?: string
+  /** Feathers hooks run before the service method, e.g. `authenticate('jwt')`. */
+  guards?: Guard[]
+  /** Text for the API description. */
+  description?: string
+}
+
+export interface ReadOptions {
+  guards?: Guard[]
+  /** Paging strategy of the REST list endpoint, overriding the query options. */
+  pagingStrategy?: PagingStrategy
+  description?: string
+}
+
+export interface CreateOptions {
+  disabled?: boolean
+  /** Replaces the generated create body schema. */
+  schema?: TObject
+  guards?: Guard[]
+  description?: string
+}
+
+export interface UpdateOptions {
+  disabled?: boolean
+  /** Replaces the generated (partial) update body schema. */
+  schema?: TObject
+  one?: EndpointOptions
+}
+
+export interface DeleteOptions {
+  disabled?: boolean
+  /** Mark records deleted (a timestamp in `softDeleteColumn`) instead of removing the row. */
+  useSoftDelete?: boolean
+  /** Column holding the deletion timestamp (default `deletedAt`). */
+  softDeleteColumn?: string
+  one?: EndpointOptions
+}
+
+export interface ManyRelationDefinition {
+  /** Name of the related resource. */
+  resource: string
+  /** Field of the related resource that holds this resource's id. */
+  foreignKey: string
+  /** Set to false to keep this relation out of aggregate queries when the resource enables them. */
+  enableAggregate?: boolean
+}
+
+export interface OneRelationDefinition {
+  resource: string
+  /** Field of this resource that holds the related resource's id. */
+  foreignKey: string
+  nullable?: boolean
+}
+
+export interface ExportOptions {
+  disabled?: boolean
+  /** Stop after this many rows (no cap by default). */
+  maxRows?: number
+  description?: string
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Authorize = (context: HookContext<any, any>) => Filter | undefined | Promise<Filter | undefined>
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ComputedField = (record: any) => unknown
+
+export interface ResourceDefinition<S extends TObject = TObject> {
+  /** GraphQL object name, e.g. `TodoItem`. */
+  name: string
+  schema: S
+  /** Database table (default: snake_case plural of the name). */
+  table?: string
+  /** REST base path (default: kebab-case plural of the name). */
+  basePath?: string
+  query?: QueryOptions
+  read?: ReadOptions
+  create?: CreateOptions
+  update?: UpdateOptions
+  delete?: DeleteOptions
+  export?: ExportOptions
+  /** Guards for every endpoint of the resource. */
+  guards?: Guard[]
+  many?: Record<string, ManyRelationDefinition>
+  one?: Record<string, OneRelationDefinition>
+  /** Aggregate queries on the root type and on every many-relation. */
+  enableAggregate?: boolean
+  /** Aggregate query on the root type only. */
+  aggregate?: { enabled?: boolean }
+  /** Record-level access rule: a filter ANDed into every read and write, or throw to deny. */
+  authorize?: Authorize
+  /** Values of `Field`s that are not stored but computed from the record when it is read. */
+  computed?: Record<string, ComputedField>
+}
+
+/** Identity helper that keeps the schema type for inference. */
+export function defineResource<S extends TObject>(definition: ResourceDefinition<S>): ResourceDefinition<S> {
+  return definition
+}

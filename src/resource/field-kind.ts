@@ -1,0 +1,24 @@
+import type { TSchema } from '@sinclair/typebox'
+
+/** How a field is stored, compared and serialized. */
+export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'date'
+
+/** Derives the kind from the TypeBox schema; `undefined` when the plugin cannot store the type. */
+export function fieldKindOf(schema: TSchema): FieldKind | undefined {
+  switch (schema.type) {
+    case 'boolean':
+      return 'boolean'
+    case 'integer':
+      return 'integer'
+    case 'number':
+      return 'number'
+    case 'string':
+      return schema.format === 'date-time' || schema.format === 'date' ? 'date' : 'string'
+    default:
+      return undefined
+  }
+}
+
+export function isNumericKind(kind: FieldKind) {
+  return kind === 'integer' || kind === 'number'
+}

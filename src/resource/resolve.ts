@@ -1,0 +1,274 @@
+import type { TObject, TSchema } from '@sinclair/typebox'
+import { ConfigurationError } from '../errors'
+import { readAnnotation, type FieldRole } from './annotations'
+import type {
+  ComputedField,
+  ManyRelationDefinition,
+  OneRelationDefinition,
+  PagingStrategy,
+  ResourceDefinition
+} from './definition'
+import { fieldKindOf, type FieldKind } from './field-kind'
+import { kebabCase, lowerFirst, pluralize, snakeCase } from './naming'
+import type { Filter, SortField } from '../query/model'
+
+export interface ResolvedField {
+  name: string
+  /** Database column; the property name, as the Feathers knex adapter does. */
+  column: string
+  kind: FieldKind
+  role: FieldRole
+  schema: TSchema
+  description?: string
+  nullable: boolean
+  /** Exposed in filters, sorting and aggregates. */
+  filterable: boolean
+  filterRequired: boolean
+  /** Part of serialized records (REST, CSV, GraphQL object type). */
+  serialized: boolean
+  /** Stored for the server's own use (audit columns): neither serialized nor writable by clients. */
+  hidden: boolean
+  /** Offered as an aggregate groupBy key. */
+  groupable: boolean
+  /** Not stored: computed when a record is read. */
+  computed?: ComputedField
+}
+
+export interface ResolvedQueryOptions {
+  defaultFilter?: Filter
+  defaultSort: SortField[]
+  pagingStrategy: PagingStrategy
+  /** `undefined` lets each surface apply its own default (REST 25, GraphQL 10). */
+  defaultResultSize?: number
+  maxResultsSize: number
+  enableTotalCount: boolean
+  enableSearch: boolean
+  disableFilter: boolean
+}
+
+export interface ResolvedManyRelation {
+  kind: 'many'
+  name: string
+  /** Filled in once every resource is known. */
+  target: ResolvedResource
+  /** Field of the target holding this resource's id. */
+  foreignKey: ResolvedField
+  aggregate: boolean
+}
+
+export interface ResolvedOneRelation {
+  kind: 'one'
+  name: string
+  target: ResolvedResource
+  /** Field of this resource holding the target's id. */
+  foreignKey: ResolvedField
+  nullable: boolean
+}
+
+export interface ResolvedResource {
+  definition: ResourceDefinition
+  name: string
+  /** lowerCamel name used for GraphQL queries (`todoItem`, `todoItems`). */
+  singular: string
+  plural: string
+  table: string
+  basePath: string
+  idField: ResolvedField
+  fields: ResolvedField[]
+  fieldMap: Map<string, ResolvedField>
+  query: ResolvedQueryOptions
+  softDeleteColumn?: string
+  many: ResolvedManyRelation[]
+  one: ResolvedOneRelation[]
+  aggregateEnabled: boolean
+}
+
+export const DEFAULT_MAX_RESULTS_SIZE = 50
+
+function resolveFields(definition: ResourceDefinition): ResolvedField[] {
+  const schema: TObject = definition.schema
+  const required = new Set(schema.required ?? [])
+  const computed = definition.computed ?? {}
+
+  return Object.entries(schema.properties).map(([name, property]) => {
+    const annotation = readAnnotation(property)
+    if (!annotation) {
+      throw new ConfigurationError(
+        `${definition.name}.${name} has no annotation: wrap its schema in IDField, FilterableField or Field`
+      )
+    }
+    const kind = fieldKindOf(annotation.base)
+    if (!kind) {
+      throw new ConfigurationError(
+        `${definition.name}.${name} has type ${JSON.stringify(annotation.base.type)}, ` +
+          'but only string, date-time string, integer, number and boolean fields are supported'
+      )
+    }
+    if (computed[name] && annotation.role !== 'plain') {
+      throw new ConfigurationError(`${definition.name}.${name} is computed, so it must be a plain Field`)
+    }
+    return {
+      name,
+      column: name,
+      kind,
+      role: annotation.role,
+      schema: annotation.base,
+      description: annotation.base.description,
+      nullable: annotation.nullable || !required.has(name),
+      filterable: annotation.role !== 'plain',
+      filterRequired: annotation.filterRequired,
+      serialized: !annotation.filterOnly && !annotation.hidden,
+      hidden: annotation.hidden,
+      groupable: annotation.groupBy,
+      computed: computed[name]
+    }
+  })
+}
+
+function resolveQueryOptions(definition: ResourceDefinition): ResolvedQueryOptions {
+  const query = definition.query ?? {}
+  const maxResultsSize = query.maxResultsSize ?? DEFAULT_MAX_RESULTS_SIZE
+  for (const [option, value] of Object.entries({ maxResultsSize, defaultResultSize: query.defaultResultSize })) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+      throw new ConfigurationError(`${definition.name}: query.${option} must be a positive integer`)
+    }
+  }
+  if (query.defaultResultSize !== undefined && query.defaultResultSize > maxResultsSize) {
+    throw new ConfigurationError(`${definition.name}: query.defaultResultSize is larger than maxResultsSize`)
+  }
+  return {
+    defaultFilter: query.defaultFilter,
+    defaultSort: query.defaultSort ?? [],
+    pagingStrategy: query.pagingStrategy ?? 'offset',
+    defaultResultSize: query.defaultResultSize,
+    maxResultsSize,
+    enableTotalCount: query.enableTotalCount === true,
+    enableSearch: query.enableSearch === true,
+    disableFilter: query.disableFilter === true
+  }
+}
+
+/** Resolves one definition on its own; relations are linked by `resolveResources`. */
+function resolveResource(definition: ResourceDefinition): ResolvedResource {
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(definition.name)) {
+    throw new ConfigurationError(`Resource name "${definition.name}" must be PascalCase, e.g. TodoItem`)
+  }
+  const fields = resolveFields(definition)
+  const ids = fields.filter((field) => field.role === 'id')
+  if (ids.length !== 1) {
+    throw new ConfigurationError(
+      `${definition.name} must have exactly one IDField, found ${ids.length}` +
+        (ids.length ? ` (${ids.map((field) => field.name).join(', ')})` : '')
+    )
+  }
+  for (const name of Object.keys(definition.computed ?? {})) {
+    if (!fields.some((field) => field.name === name)) {
+      throw new ConfigurationError(`${definition.name}: computed field "${name}" is not in the schema`)
+    }
+  }
+  const resource: ResolvedResource = {
+    definition,
+    name: definition.name,
+    singular: lowerFirst(definition.name),
+    plural: lowerFirst(pluralize(definition.name)),
+    table: definition.table ?? snakeCase(pluralize(definition.name)),
+    basePath: (definition.basePath ?? kebabCase(pluralize(definition.name))).replace(/^\/+|\/+$/g, ''),
+    idField: ids[0],
+    fields,
+    fieldMap: new Map(fields.map((field) => [field.name, field])),
+    query: resolveQueryOptions(definition),
+    softDeleteColumn: definition.delete?.useSoftDelete
+      ? (definition.delete.softDeleteColumn ?? 'deletedAt')
+      : undefined,
+    many: [],
+    one: [],
+    aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true
+  }
+  for (const sort of resource.query.defaultSort) {
+    storedField(resource, sort.field, 'query.defaultSort')
+  }
+  return resource
+}
+
+function storedField(resource: ResolvedResource, name: string, where: string): ResolvedField {
+  const field = resource.fieldMap.get(name)
+  if (!field) throw new ConfigurationError(`${resource.name}: ${where} names unknown field "${name}"`)
+  if (field.computed) throw new ConfigurationError(`${resource.name}: ${where} names computed field "${name}"`)
+  return field
+}
+
+function linkMany(
+  resource: ResolvedResource,
+  name: string,
+  relation: ManyRelationDefinition,
+  byName: Map<string, ResolvedResource>
+): ResolvedManyRelation {
+  const target = byName.get(relation.resource)
+  if (!target) {
+    throw new ConfigurationError(`${resource.name}.${name} relates to unknown resource "${relation.resource}"`)
+  }
+  return {
+    kind: 'many',
+    name,
+    target,
+    foreignKey: storedField(target, relation.foreignKey, `relation ${resource.name}.${name}`),
+    aggregate: resource.definition.enableAggregate === true && relation.enableAggregate !== false
+  }
+}
+
+function linkOne(
+  resource: ResolvedResource,
+  name: string,
+  relation: OneRelationDefinition,
+  byName: Map<string, ResolvedResource>
+): ResolvedOneRelation {
+  const target = byName.get(relation.resource)
+  if (!target) {
+    throw new ConfigurationError(`${resource.name}.${name} relates to unknown resource "${relation.resource}"`)
+  }
+  return {
+    kind: 'one',
+    name,
+    target,
+    foreignKey: storedField(resource, relation.foreignKey, `relation ${resource.name}.${name}`),
+    nullable: relation.nullable === true
+  }
+}
+
+/** Resolves and cross-checks a set of resources; every configuration mistake is reported here, at start-up. */
+export function resolveResources(definitions: ResourceDefinition[]): ResolvedResource[] {
+  const resources = definitions.map(resolveResource)
+  const byName = new Map<string, ResolvedResource>()
+  const byPath = new Map<string, ResolvedResource>()
+  for (const resource of resources) {
+    if (byName.has(resource.name)) throw new ConfigurationError(`Resource ${resource.name} is defined twice`)
+    if (byPath.has(resource.basePath)) {
+      throw new ConfigurationError(`${resource.name} and ${byPath.get(resource.basePath)!.name} share base path`)
+    }
+    byName.set(resource.name, resource)
+    byPath.set(resource.basePath, resource)
+  }
+  for (const resource of resources) {
+    const { many = {}, one = {} } = resource.definition
+    for (const name of [...Object.keys(many), ...Object.keys(one)]) {
+      if (resource.fieldMap.has(name)) {
+        throw new ConfigurationError(`${resource.name}.${name} is both a field and a relation`)
+      }
+    }
+    resource.many = Object.entries(many).map(([name, relation]) => linkMany(resource, name, relation, byName))
+    resource.one = Object.entries(one).map(([name, relation]) => linkOne(resource, name, relation, byName))
+  }
+  return resources
+}
+
+export function storedFields(resource: ResolvedResource) {
+  return resource.fields.filter((field) => !field.computed)
+}
+
+export function serializedFields(resource: ResolvedResource) {
+  return resource.fields.filter((field) => field.serialized)
+}
+
+export function filterableFields(resource: ResolvedResource) {
+  return resource.fields.filter((field) => field.filterable)
+}

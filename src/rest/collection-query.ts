@@ -1,0 +1,91 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import { badField } from '../errors'
+import type { ResolvedField, ResolvedResource } from '../resource/resolve'
+import { compileValidator } from '../validation/validator'
+import type { Filter } from '../query/model'
+
+export const REST_DEFAULT_RESULT_SIZE = 25
+
+export interface CollectionQueryOptions {
+  /** Accept `limit` and `offset`. */
+  paging: boolean
+  /** Accept one equality parameter per filterable field. */
+  filters: boolean
+}
+
+/** The query-string type of a field's equality parameter: strings are converted to the field's type. */
+function parameterSchema(field: ResolvedField): TSchema {
+  const { description } = field
+  switch (field.kind) {
+    case 'boolean':
+      return Type.Boolean({ description })
+    case 'integer':
+      return Type.Integer({ description })
+    case 'number':
+      return Type.Number({ description })
+    case 'date':
+      return Type.String({ format: 'date-time', description })
+    case 'string':
+      return Type.String({ description })
+  }
+}
+
+export function pageSizes(resource: ResolvedResource) {
+  const max = resource.query.maxResultsSize
+  return { max, default: resource.query.defaultResultSize ?? Math.min(REST_DEFAULT_RESULT_SIZE, max) }
+}
+
+/** The JSON schema of a collection endpoint's query string; also what the OpenAPI document describes. */
+export function collectionQuerySchema(resource: ResolvedResource, options: CollectionQueryOptions) {
+  const properties: Record<string, TSchema> = {}
+  if (options.paging) {
+    const sizes = pageSizes(resource)
+    properties.limit = Type.Optional(
+      Type.Integer({ minimum: 1, maximum: sizes.max, default: sizes.default, description: 'Page size' })
+    )
+    properties.offset = Type.Optional(
+      Type.Integer({ minimum: 0, default: 0, description: 'Number of records to skip' })
+    )
+  }
+  if (options.filters) {
+    for (const field of resource.fields.filter((candidate) => candidate.filterable)) {
+      const schema = parameterSchema(field)
+      properties[field.name] = field.filterRequired ? schema : Type.Optional(schema)
+    }
+  }
+  if (resource.query.enableSearch) {
+    properties.query = Type.Optional(Type.String({ description: 'Free-form search text' }))
+  }
+  return Type.Object(properties, { additionalProperties: false })
+}
+
+export interface CollectionRequest {
+  filter?: Filter
+  paging?: { limit: number; offset: number }
+  search?: string
+}
+
+/**
+ * Validates a query string against the collection schema and turns it into the query model: each field
+ * parameter becomes an `eq` comparison, ANDed with the others.
+ */
+export function collectionQueryParser(resource: ResolvedResource, options: CollectionQueryOptions) {
+  const validate = compileValidator(collectionQuerySchema(resource, options), { coerce: true, what: 'Query' })
+  const textual = new Set(
+    resource.fields.filter((field) => field.kind === 'string').map((field) => field.name).concat('query')
+  )
+  return (raw: Record<string, unknown>): CollectionRequest => {
+    for (const [name, value] of Object.entries(raw)) {
+      // Ajv would turn an empty string into 0 or false; an empty number is a mistake, not zero.
+      if (value === '' && !textual.has(name)) throw badField(name, 'must not be empty')
+    }
+    const { limit, offset, query, ...fields } = validate({ ...raw }) as Record<string, unknown>
+    const filter: Filter = {}
+    for (const [name, value] of Object.entries(fields)) filter[name] = { eq: value as string }
+    return {
+      filter: Object.keys(filter).length ? filter : undefined,
+      paging: options.paging ? { limit: limit as number, offset: offset as number } : undefined,
+      search: query as string | undefined
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { FeathersError, GeneralError, convert } from '@feathersjs/errors'
+import type { Context, Next } from 'koa'
+import { UnsupportedMediaType } from './request-body'
+
+class PayloadTooLarge extends FeathersError {
+  constructor(message: string) {
+    super(message, 'PayloadTooLarge', 413, 'payload-too-large', undefined)
+  }
+}
+
+/** Errors Koa middleware throws with an HTTP status (e.g. koa-body's "invalid JSON"), as Feathers errors. */
+function fromHttpError(error: { status?: number; statusCode?: number; message?: string; expose?: boolean }) {
+  const status = error.status ?? error.statusCode
+  const message = error.expose === false ? 'Bad request' : (error.message ?? 'Bad request')
+  if (status === 413) return new PayloadTooLarge('The request body is too large')
+  if (status === 415) return new UnsupportedMediaType(message)
+  if (status && status >= 400 && status < 500) {
+    return convert({ name: 'BadRequest', message: status === 400 ? `Malformed request: ${message}` : message, code: status })
+  }
+  return undefined
+}
+
+export type ErrorLogger = (error: unknown, ctx: Context) => void
+
+/**
+ * Every failure as Feathers error JSON (`{name, message, code, className, data?, errors?}`): Feathers errors as
+ * they are, HTTP errors from Koa middleware mapped to their status, anything else a 500 whose details stay
+ * in the log, not in the response.
+ */
+export function errorHandler(log: ErrorLogger = (error) => console.error(error)) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next()
+      if (ctx.body === undefined && ctx.status === 404) {
+        throw convert({ name: 'NotFound', message: `Path ${ctx.path} not found`, code: 404 })
+      }
+    } catch (raw) {
+      let error: FeathersError
+      if (raw instanceof FeathersError) error = raw
+      else error = fromHttpError(raw as object) ?? new GeneralError('Internal server error')
+      if (error.code >= 500) log((raw as { cause?: unknown })?.cause ?? raw, ctx)
+      ctx.status = error.code
+      ctx.body = error.toJSON()
+    }
+  }
+}

@@ -1,0 +1,16 @@
+import type { Context } from 'koa'
+import type { ResourceParams } from '../service/resource-service'
+import type { ResourceQuery } from '../query/model'
+
+/**
+ * Feathers params for a service call made on behalf of an HTTP request: what Feathers' own Koa transport
+ * puts in `ctx.feathers` (e.g. `authentication` from parseAuthentication), the provider and the headers.
+ */
+export function restParams(ctx: Context, query: ResourceQuery = {}): ResourceParams {
+  return {
+    ...(ctx.feathers as object),
+    provider: 'rest',
+    headers: ctx.request.headers,
+    query
+  }
+}

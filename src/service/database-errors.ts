@@ -1,0 +1,64 @@
+import { BadRequest, Conflict, FeathersError, GeneralError, Unavailable } from '@feathersjs/errors'
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK'
+])
+
+const CONFLICT_CODES = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505'])
+
+const CONSTRAINT_CODES = new Set([
+  'ER_NO_REFERENCED_ROW_2',
+  'ER_ROW_IS_REFERENCED_2',
+  'ER_BAD_NULL_ERROR',
+  'ER_DATA_TOO_LONG',
+  'ER_WARN_DATA_OUT_OF_RANGE',
+  'ER_TRUNCATED_WRONG_VALUE',
+  'SQLITE_CONSTRAINT_FOREIGNKEY',
+  'SQLITE_CONSTRAINT_NOTNULL',
+  'SQLITE_CONSTRAINT_CHECK',
+  'SQLITE_TOOBIG',
+  '23503',
+  '23502',
+  '22001',
+  '22003'
+])
+
+/**
+ * Turns a driver error into a Feathers error: an unreachable or busy database is a 503 the client may retry,
+ * a violated constraint is the client's 400/409, anything else is our bug (500) and keeps its message out
+ * of the response.
+ */
+export function databaseError(error: unknown): FeathersError {
+  if (error instanceof FeathersError) return error
+  const { code, message } = (error ?? {}) as { code?: string; message?: string }
+  const name = (error as Error)?.name
+  if ((code && UNAVAILABLE_CODES.has(code)) || name === 'KnexTimeoutError') {
+    return new Unavailable('The database is unavailable, please retry')
+  }
+  if (code && CONFLICT_CODES.has(code)) return new Conflict('A record with the same unique value exists')
+  if (code && CONSTRAINT_CODES.has(code)) {
+    return new BadRequest('The data violates a database constraint', { reason: message })
+  }
+  const general = new GeneralError('Internal database error')
+  Object.defineProperty(general, 'cause', { value: error, enumerable: false })
+  return general
+}
+
+export async function runQuery<T>(query: PromiseLike<T>): Promise<T> {
+  try {
+    return await query
+  } catch (error) {
+    throw databaseError(error)
+  }
+}

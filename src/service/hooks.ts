@@ -1,0 +1,54 @@
+import type { HookContext } from '@feathersjs/feathers'
+import type { ResolvedResource } from '../resource/resolve'
+import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
+import { compileValidator } from '../validation/validator'
+import { andFilters } from '../query/filters'
+import type { Guard } from '../resource/definition'
+import type { ResourceParams } from './resource-service'
+
+type Context = HookContext & { params: ResourceParams }
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Hook = (context: HookContext<any, any>) => void | Promise<void>
+
+/** Collection methods, which `defaultFilter` narrows as well. */
+const COLLECTION_METHODS = ['find', 'aggregate']
+
+/**
+ * Narrows every call to what the caller may see: the resource's `authorize(context)` filter (or its denial)
+ * and, for collections, `defaultFilter`. Both go to `params.scope`, which the service ANDs into every
+ * statement, so no client filter and no later hook that replaces `query.filter` can widen them.
+ */
+function scope(resource: ResolvedResource): Hook {
+  const { authorize } = resource.definition
+  return async (context: Context) => {
+    const authorized = authorize ? await authorize(context) : undefined
+    const defaultFilter = COLLECTION_METHODS.includes(context.method) ? resource.query.defaultFilter : undefined
+    context.params = { ...context.params, scope: andFilters(context.params.scope, authorized, defaultFilter) }
+  }
+}
+
+function validateBody(validate: (data: unknown) => Record<string, unknown>): Hook {
+  return (context: Context) => {
+    context.data = validate(context.data ?? {})
+  }
+}
+
+/**
+ * The hooks the plugin puts on every resource service, before any hook of the application's:
+ * guards first, then body validation, then the scope.
+ */
+export function resourceHooks(resource: ResolvedResource): Record<string, Array<Guard | Hook>> {
+  const { definition } = resource
+  const common: Guard[] = definition.guards ?? []
+  const read = [...common, ...(definition.read?.guards ?? [])]
+  const validateCreate = compileValidator(createSchemaOf(resource), { prefix: 'body', what: 'Body' })
+  const validateUpdate = compileValidator(updateSchemaOf(resource), { prefix: 'body', what: 'Body' })
+  const scoped = scope(resource)
+  return {
+    find: [...read, scoped],
+    get: [...read, scoped],
+    create: [...common, ...(definition.create?.guards ?? []), validateBody(validateCreate), scoped],
+    patch: [...common, ...(definition.update?.one?.guards ?? []), validateBody(validateUpdate), scoped],
+    remove: [...common, ...(definition.delete?.one?.guards ?? []), scoped]
+  }
+}

@@ -1,0 +1,257 @@
+import { Forbidden, NotFound } from '@feathersjs/errors'
+import type { Id, Params } from '@feathersjs/feathers'
+import type { Knex } from 'knex'
+import { Readable } from 'node:stream'
+import { badField } from '../errors'
+import { decodeRow, decodeValue, encodeRow, encodeValue } from '../resource/codec'
+import { storedFields, type ResolvedResource } from '../resource/resolve'
+import { applyFilter, qualified, type SqlTarget } from '../query/compile-filter'
+import { orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
+import { dialectOf } from '../query/dialect'
+import type { Filter, OffsetPaging, Page, PartitionedPages, ResourceQuery } from '../query/model'
+import { andFilters } from '../query/filters'
+import { runQuery } from './database-errors'
+
+export type ResourceRecord = Record<string, unknown>
+
+export interface ResourceParams extends Params<ResourceQuery> {
+  /**
+   * Filters ANDed into every statement of the call: the authorization filter and defaultFilter, set by the
+   * plugin's hooks. Kept apart from `query.filter` so that no hook can lose them by replacing the filter.
+   */
+  scope?: Filter
+  /** `find` returns a Readable object stream of records instead of a page (CSV export). */
+  stream?: boolean
+  /** An open transaction (compatible with @feathersjs/knex's `transaction` hooks). */
+  transaction?: { trx: Knex.Transaction }
+  headers?: Record<string, string | string[] | undefined>
+}
+
+export interface ResourceServiceOptions {
+  Model: Knex
+}
+
+const ROW_NUMBER = '__row_number'
+const PARTITION_TOTAL = '__partition_total'
+const STREAM_BATCH = 1000
+
+/**
+ * A Feathers service over one resource's table. Every method reads `params.query` in the query model and
+ * `params.scope`; every statement goes through the one filter and sort compiler.
+ */
+export class ResourceService {
+  readonly resource: ResolvedResource
+  readonly Model: Knex
+
+  constructor(resource: ResolvedResource, options: ResourceServiceOptions) {
+    this.resource = resource
+    this.Model = options.Model
+  }
+
+  private get target(): SqlTarget {
+    return { resource: this.resource, dialect: dialectOf(this.Model), table: this.resource.table }
+  }
+
+  private db(params: ResourceParams = {}) {
+    const knex = params.transaction?.trx ?? this.Model
+    return knex(this.resource.table)
+  }
+
+  /** SELECT of the stored columns, limited to live records, the scope and `filter`. */
+  private selectWhere(params: ResourceParams, filter?: Filter) {
+    const target = this.target
+    const builder = this.db(params).select(storedFields(this.resource).map((field) => qualified(target, field)))
+    return this.whereVisible(builder, params, filter)
+  }
+
+  private whereVisible(builder: Knex.QueryBuilder, params: ResourceParams, filter?: Filter) {
+    const { softDeleteColumn, table } = this.resource
+    if (softDeleteColumn) builder.whereNull(`${table}.${softDeleteColumn}`)
+    return applyFilter(builder, this.target, andFilters(params.scope, filter))
+  }
+
+  private decode = (row: ResourceRecord) => decodeRow(this.resource, row)
+
+  private checkPaging(paging: OffsetPaging) {
+    const { limit, offset = 0 } = paging
+    if (!Number.isInteger(limit) || limit < 0) throw badField('paging.limit', 'must be a non-negative integer')
+    if (!Number.isInteger(offset) || offset < 0) throw badField('paging.offset', 'must be a non-negative integer')
+    return { limit, offset }
+  }
+
+  async find(params: ResourceParams & { stream: true }): Promise<Readable>
+  async find(params?: ResourceParams): Promise<Page<ResourceRecord> | ResourceRecord[] | PartitionedPages<ResourceRecord>>
+  async find(params: ResourceParams = {}): Promise<unknown> {
+    const query = params.query ?? {}
+    if (query.partitionBy) return this.findPartitioned(params, query)
+
+    const builder = this.selectWhere(params, query.filter)
+    const terms = sortTerms(this.target, query.sorting)
+    if (params.stream) return this.stream(builder, terms)
+
+    const unordered = builder.clone()
+    const order = orderSql(terms)
+    builder.orderByRaw(order.sql, order.bindings)
+    if (!query.paging) return (await runQuery(builder)).map(this.decode)
+
+    const { limit, offset } = this.checkPaging(query.paging)
+    // One row more than asked tells whether a next page exists without counting.
+    const rows: ResourceRecord[] = await runQuery(builder.limit(limit + 1).offset(offset))
+    const page: Page<ResourceRecord> = {
+      pageInfo: { hasNextPage: rows.length > limit, hasPreviousPage: offset > 0 },
+      nodes: rows.slice(0, limit).map(this.decode)
+    }
+    if (query.totalCount) page.totalCount = await this.count(unordered)
+    return page
+  }
+
+  private async count(builder: Knex.QueryBuilder) {
+    const [row] = await runQuery(builder.clearSelect().clearOrder().count({ total: '*' }))
+    return Number((row as { total: unknown }).total)
+  }
+
+  /**
+   * One page per distinct value of `partitionBy` in a single statement: ROW_NUMBER() numbers the rows of each
+   * partition in the requested order and the outer query keeps each partition's window.
+   */
+  private async findPartitioned(params: ResourceParams, query: ResourceQuery): Promise<PartitionedPages<ResourceRecord>> {
+    const target = this.target
+    const partitionField = this.resource.fieldMap.get(query.partitionBy!)
+    if (!partitionField || partitionField.computed) throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
+    const { limit, offset } = this.checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
+    const order = orderSql(sortTerms(target, query.sorting))
+    const partition = qualified(target, partitionField)
+    const inner = this.selectWhere(params, query.filter).select(
+      this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
+        partition,
+        ...order.bindings,
+        ROW_NUMBER
+      ])
+    )
+    if (query.totalCount) {
+      inner.select(this.Model.raw('COUNT(*) OVER (PARTITION BY ??) AS ??', [partition, PARTITION_TOTAL]))
+    }
+    const knex = params.transaction?.trx ?? this.Model
+    const rows: ResourceRecord[] = await runQuery(
+      knex
+        .select('*')
+        .from(inner.as('partitioned'))
+        .where(ROW_NUMBER, '>', offset)
+        .andWhere(ROW_NUMBER, '<=', offset + limit + 1)
+        .orderBy([{ column: partitionField.column }, { column: ROW_NUMBER }])
+    )
+    const partitions = new Map<string, { key: unknown; rows: ResourceRecord[]; total?: number }>()
+    for (const row of rows) {
+      const key = decodeValue(partitionField.kind, row[partitionField.column])
+      let entry = partitions.get(String(key))
+      if (!entry) {
+        entry = { key, rows: [], total: query.totalCount ? Number(row[PARTITION_TOTAL]) : undefined }
+        partitions.set(String(key), entry)
+      }
+      entry.rows.push(row)
+    }
+    return {
+      partitions: [...partitions.values()].map(({ key, rows: partitionRows, total }) => ({
+        key,
+        page: {
+          pageInfo: { hasNextPage: partitionRows.length > limit, hasPreviousPage: offset > 0 },
+          nodes: partitionRows.slice(0, limit).map(this.decode),
+          ...(total === undefined ? {} : { totalCount: total })
+        }
+      }))
+    }
+  }
+
+  /**
+   * Every matching record in order, read in keyset batches: the next batch is fetched only when the consumer
+   * has taken the previous one (back-pressure), no connection is held between batches, and destroying the
+   * stream stops the reads. (Knex's own stream() buffers the whole result on SQLite.)
+   */
+  private stream(builder: Knex.QueryBuilder, terms: SortTerm[]): Readable {
+    const order = orderSql(terms)
+    const decode = this.decode
+    async function* batches() {
+      let last: ResourceRecord | undefined
+      for (;;) {
+        const batch = builder.clone()
+        if (last) whereAfter(batch, terms, last)
+        const rows: ResourceRecord[] = await runQuery(batch.orderByRaw(order.sql, order.bindings).limit(STREAM_BATCH))
+        for (const row of rows) yield decode(row)
+        if (rows.length < STREAM_BATCH) return
+        last = rows[rows.length - 1]
+      }
+    }
+    return Readable.from(batches(), { objectMode: true, highWaterMark: STREAM_BATCH })
+  }
+
+  private idValue(id: Id) {
+    return encodeValue(this.resource.idField, id, 'id')
+  }
+
+  private async getRecord(id: Id, params: ResourceParams, filter?: Filter) {
+    const { idField } = this.resource
+    const row = await runQuery(
+      this.selectWhere(params, filter).where(qualified(this.target, idField), this.idValue(id)).first()
+    )
+    return row ? this.decode(row) : undefined
+  }
+
+  async get(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
+    const record = await this.getRecord(id, params, params.query?.filter)
+    if (!record) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
+    return record
+  }
+
+  /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */
+  private async inTransaction<T>(params: ResourceParams, work: (params: ResourceParams) => Promise<T>) {
+    if (params.transaction?.trx) return work(params)
+    return runQuery(this.Model.transaction((trx) => work({ ...params, transaction: { trx } })))
+  }
+
+  async create(data: ResourceRecord, params: ResourceParams = {}): Promise<ResourceRecord> {
+    const row = encodeRow(this.resource, data)
+    const { idField } = this.resource
+    return this.inTransaction(params, async (inner) => {
+      const dialect = dialectOf(this.Model)
+      const inserted: unknown[] = await runQuery(
+        dialect.name === 'postgres' ? this.db(inner).insert(row, [idField.column]) : this.db(inner).insert(row)
+      )
+      const generated = inserted[0] as unknown
+      const id = (row[idField.column] ??
+        (generated && typeof generated === 'object' ? (generated as ResourceRecord)[idField.column] : generated)) as Id
+      const record = await this.getRecord(id, inner)
+      // Writing a record the caller could not read back is refused, not half done.
+      if (!record) throw new Forbidden(`The new ${this.resource.name} is outside what you may access`)
+      return record
+    })
+  }
+
+  async patch(id: Id, data: ResourceRecord, params: ResourceParams = {}): Promise<ResourceRecord> {
+    const row = encodeRow(this.resource, data)
+    delete row[this.resource.idField.column]
+    return this.inTransaction(params, async (inner) => {
+      const idColumn = qualified(this.target, this.resource.idField)
+      if (Object.keys(row).length > 0) {
+        const builder = this.whereVisible(this.db(inner), inner, inner.query?.filter).where(idColumn, this.idValue(id))
+        const changed = await runQuery(builder.update(row))
+        if (!changed) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
+      }
+      const record = await this.getRecord(id, inner, inner.query?.filter)
+      if (!record) {
+        if (Object.keys(row).length === 0) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
+        throw new Forbidden(`The update would move ${this.resource.name} '${id}' outside what you may access`)
+      }
+      return record
+    })
+  }
+
+  async remove(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
+    return this.inTransaction(params, async (inner) => {
+      const record = await this.get(id, inner)
+      const builder = this.db(inner).where(qualified(this.target, this.resource.idField), this.idValue(id))
+      const { softDeleteColumn } = this.resource
+      await runQuery(softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete())
+      return record
+    })
+  }
+}
