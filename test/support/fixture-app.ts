@@ -1,0 +1,87 @@
+import { Forbidden } from '@feathersjs/errors'
+import { feathers, type HookContext } from '@feathersjs/feathers'
+import { koa, bodyParser } from '@feathersjs/koa'
+import { Type } from '@sinclair/typebox'
+import knex from 'knex'
+import { knexConfig } from '../../example/database'
+import { errorHandler, feathersQuery, FilterableField, Field, IDField, defineResource, searchFields } from '../../src'
+
+/**
+ * Resources that exercise every option of the resource model through the public plugin API,
+ * next to the example application's TodoItem and SubTask.
+ */
+export const widgetResource = defineResource({
+  name: 'Widget',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    tenant: FilterableField(Type.String(), { filterRequired: true }),
+    secret: FilterableField(Type.String(), { filterOnly: true }),
+    name: FilterableField(Type.String()),
+    rank: FilterableField(Type.Integer(), { nullable: true }),
+    weight: FilterableField(Type.Number({ default: 1 })),
+    released: FilterableField(Type.String({ format: 'date-time' }), { nullable: true })
+  }),
+  query: {
+    defaultSort: [{ field: 'rank', direction: 'DESC' }],
+    defaultResultSize: 2,
+    maxResultsSize: 3
+  },
+  create: { disabled: true },
+  update: {
+    one: {
+      path: ':id/rename',
+      description: 'Rename a widget',
+      guards: [
+        (context: HookContext) => {
+          if (context.params.headers?.['x-allow'] !== 'yes') throw new Forbidden('x-allow header required')
+        }
+      ]
+    }
+  },
+  delete: { useSoftDelete: true, one: { path: ':id/archive' } }
+})
+
+export const gadgetResource = defineResource({
+  name: 'Gadget',
+  schema: Type.Object({
+    id: IDField(Type.String({ minLength: 1 })),
+    name: FilterableField(Type.String()),
+    active: FilterableField(Type.Boolean()),
+    note: Field(Type.String(), { nullable: true })
+  }),
+  query: {
+    pagingStrategy: 'none',
+    defaultFilter: { active: { is: true } },
+    disableFilter: true,
+    enableSearch: true
+  },
+  create: { schema: Type.Object({ id: Type.String({ minLength: 1 }), name: Type.String(), active: Type.Boolean() }) },
+  update: { schema: Type.Object({ active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }) },
+  export: { maxRows: 2 }
+})
+
+export async function createFixtureApp(databaseUrl: string) {
+  const db = knex(knexConfig(databaseUrl))
+  await db.schema.createTable('widgets', (table) => {
+    table.increments('id')
+    table.string('tenant').notNullable()
+    table.string('secret').notNullable()
+    table.string('name').notNullable()
+    table.integer('rank').nullable()
+    table.double('weight').notNullable()
+    table.datetime('released', { precision: 3 }).nullable()
+    table.datetime('deletedAt', { precision: 3 }).nullable()
+  })
+  await db.schema.createTable('gadgets', (table) => {
+    table.string('id', 64).primary()
+    table.string('name').notNullable()
+    table.boolean('active').notNullable()
+    table.string('note').nullable()
+  })
+  const app = koa(feathers())
+  app.use(errorHandler(() => {}))
+  app.use(bodyParser())
+  app.configure(feathersQuery({ Model: db, resources: [widgetResource, gadgetResource] }))
+  app.service('gadgets').hooks({ before: { find: [searchFields(['name'])] } })
+  return { app, db }
+}

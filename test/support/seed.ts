@@ -1,0 +1,36 @@
+import type { Knex } from 'knex'
+
+export interface TodoSeed {
+  title: string
+  description?: string | null
+  completed?: boolean
+  priority?: number
+  created?: string
+  createdBy?: string | null
+}
+
+/** Inserts todo items straight into the table (bulk, fast) and returns their ids in order. */
+export async function seedTodoItems(db: Knex, items: TodoSeed[], chunk = 500): Promise<number[]> {
+  const base = Date.parse('2026-01-01T00:00:00.000Z')
+  const rows = items.map((item, index) => {
+    const created = item.created ? new Date(item.created) : new Date(base + index * 1000)
+    return {
+      title: item.title,
+      description: item.description ?? null,
+      completed: item.completed ?? false,
+      priority: item.priority ?? 0,
+      created,
+      updated: created,
+      createdBy: item.createdBy ?? null,
+      updatedBy: item.createdBy ?? null
+    }
+  })
+  await db.batchInsert('todo_items', rows, chunk)
+  const ids = await db('todo_items').select('id').orderBy('id', 'desc').limit(items.length)
+  return ids.map((row) => Number(row.id)).reverse()
+}
+
+export async function clearTables(db: Knex) {
+  await db('sub_tasks').delete()
+  await db('todo_items').delete()
+}

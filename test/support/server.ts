@@ -1,0 +1,83 @@
+import type { Application } from '@feathersjs/koa'
+import type { Knex } from 'knex'
+import type { Server } from 'node:http'
+import { createApp } from '../../example/app'
+import { createTestDatabase, databaseNames, type DatabaseName, type TestDatabase } from './databases'
+import { httpClient, type Http } from './http'
+
+/** A running server on a fresh database, with an HTTP client and a counter of SQL statements. */
+export interface TestServer {
+  database: DatabaseName
+  app: Application
+  db: Knex
+  baseUrl: string
+  http: Http
+  /** Runs `work` and returns how many SQL statements it caused (migrations excluded). */
+  countStatements(work: () => Promise<unknown>): Promise<number>
+  /** The SQL statements `work` caused. */
+  recordStatements(work: () => Promise<unknown>): Promise<string[]>
+  close(): Promise<void>
+}
+
+export type AppFactory = (databaseUrl: string) => Promise<{ app: Application; db: Knex }>
+
+export const exampleApp: AppFactory = (databaseUrl) => createApp({ databaseUrl })
+
+export async function startServer(database: DatabaseName, factory: AppFactory = exampleApp): Promise<TestServer> {
+  const testDatabase: TestDatabase = await createTestDatabase(database)
+  const { app, db } = await factory(testDatabase.url)
+  const server: Server = await app.listen(0)
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  const baseUrl = `http://127.0.0.1:${port}`
+  let recording: string[] | undefined
+  db.on('query', (query: { sql: string }) => recording?.push(query.sql))
+  const recordStatements = async (work: () => Promise<unknown>) => {
+    recording = []
+    try {
+      await work()
+      return recording
+    } finally {
+      recording = undefined
+    }
+  }
+  return {
+    database,
+    app,
+    db,
+    baseUrl,
+    http: httpClient(baseUrl),
+    recordStatements,
+    countStatements: async (work) => (await recordStatements(work)).length,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeAllConnections?.()
+      await db.destroy()
+      await testDatabase.drop()
+    }
+  }
+}
+
+/**
+ * Declares `suite` once per database: `forEachDatabase('REST list', (env) => { it(...) })`, where `env.server`
+ * is a fresh server started before the suite's tests and closed after them.
+ */
+export function forEachDatabase(
+  title: string,
+  suite: (env: { readonly server: TestServer }) => void,
+  factory: AppFactory = exampleApp
+) {
+  for (const database of databaseNames) {
+    describe(`${title} [${database}]`, function () {
+      const env = {} as { server: TestServer }
+      before(async function () {
+        this.timeout(60000)
+        env.server = await startServer(database, factory)
+      })
+      after(async () => {
+        await env.server?.close()
+      })
+      suite(env)
+    })
+  }
+}
