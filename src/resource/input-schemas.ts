@@ -21,7 +21,9 @@ function checkCustomSchema(resource: ResolvedResource, schema: TObject, option: 
       throw new ConfigurationError(`${resource.name}: ${option} has property "${name}", which is not a stored field`)
     }
   }
-  return schema
+  // A custom input schema says what clients may write: properties it does not declare are refused unless
+  // it opens itself with `additionalProperties: true`.
+  return schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema
 }
 
 /** The create body schema: the configured one, or every writable field (required unless nullable or defaulted). */

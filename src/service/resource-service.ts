@@ -86,7 +86,7 @@ export class ResourceService {
     if (query.partitionBy) return this.findPartitioned(params, query)
 
     const builder = this.selectWhere(params, query.filter)
-    const terms = sortTerms(this.target, query.sorting)
+    const terms = sortTerms(this.target, this.sortingOf(query))
     if (params.stream) return this.stream(builder, terms)
 
     const unordered = builder.clone()
@@ -105,6 +105,11 @@ export class ResourceService {
     return page
   }
 
+  /** The client's sorting, or the resource's defaultSort when the client asks for none. */
+  private sortingOf(query: ResourceQuery) {
+    return query.sorting?.length ? query.sorting : this.resource.query.defaultSort
+  }
+
   private async count(builder: Knex.QueryBuilder) {
     const [row] = await runQuery(builder.clearSelect().clearOrder().count({ total: '*' }))
     return Number((row as { total: unknown }).total)
@@ -119,7 +124,7 @@ export class ResourceService {
     const partitionField = this.resource.fieldMap.get(query.partitionBy!)
     if (!partitionField || partitionField.computed) throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
     const { limit, offset } = this.checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
-    const order = orderSql(sortTerms(target, query.sorting))
+    const order = orderSql(sortTerms(target, this.sortingOf(query)))
     const partition = qualified(target, partitionField)
     const inner = this.selectWhere(params, query.filter).select(
       this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
