@@ -64,7 +64,10 @@ export function exportRoute(router: Router, app: Application, resource: Resolved
     // A failure after the first byte must not look like a complete file: reset the connection instead of
     // ending the chunked response normally.
     pipeline(source, capped(maxRows), toRow, encoder, (error) => {
-      if (error && !ctx.res.destroyed) ctx.res.destroy(error)
+      if (!error) return
+      // A client that went away is not a server failure; anything else is, and is logged the Koa way.
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') ctx.app.emit('error', error, ctx)
+      if (!ctx.res.destroyed) ctx.res.destroy(error)
     })
     ctx.status = 200
     ctx.type = 'text/csv; charset=utf-8'

@@ -25,7 +25,9 @@ export async function seedTodoItems(db: Knex, items: TodoSeed[], chunk = 500): P
       updatedBy: item.createdBy ?? null
     }
   })
-  await db.batchInsert('todo_items', rows, chunk)
+  // SQLite refuses compound SELECTs of more than 500 terms, which is how knex batches its inserts there.
+  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3'
+  await db.batchInsert('todo_items', rows, sqlite ? Math.min(chunk, 400) : chunk)
   const ids = await db('todo_items').select('id').orderBy('id', 'desc').limit(items.length)
   return ids.map((row) => Number(row.id)).reverse()
 }

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import { forEachDatabase } from './support/server'
+import { clearTables, seedTodoItems } from './support/seed'
+
+const HEADER = '"id","title","description","completed","created","updated","age","priority"\n'
+
+/** The CSV with the `age` column (milliseconds since created, so it moves) replaced by a marker. */
+function withoutAge(csv: string) {
+  return csv.replace(/(Z,)\d+(,[^,\n]*\n)/g, '$1AGE$2')
+}
+
+forEachDatabase('CSV export: format', (env) => {
+  beforeEach(() => clearTables(env.server.db))
+
+  it('writes a header row and nothing else for zero rows, with CSV headers', async () => {
+    const response = await env.server.http('GET', '/todo-items/export')
+    assert.equal(response.status, 200)
+    assert.equal(response.headers.get('content-type'), 'text/csv; charset=utf-8')
+    assert.equal(response.headers.get('content-disposition'), 'attachment; filename="todo-items.csv"')
+    assert.equal(response.text, HEADER)
+  })
+
+  it('encodes quotes, commas, newlines, nulls, booleans, numbers, dates and formula cells exactly', async () => {
+    await seedTodoItems(env.server.db, [
+      { title: 'Plain', description: null, completed: false, priority: 0, created: '2026-09-20T12:30:00.000Z' },
+      { title: 'say "hi", ok', description: 'line one\nline two', completed: true, priority: 2.5 },
+      { title: '=HYPERLINK("x")', description: '+1', priority: -1 },
+      { title: '@sum', description: '-2', priority: 10 },
+      { title: '\ttabbed', description: '', priority: 1e21 }
+    ])
+    const response = await env.server.http('GET', '/todo-items/export')
+    const ids = (await env.server.db('todo_items').select('id').orderBy('id')).map((row) => row.id)
+    assert.equal(
+      withoutAge(response.text),
+      HEADER +
+        `${ids[0]},"Plain",,false,2026-09-20T12:30:00.000Z,2026-09-20T12:30:00.000Z,AGE,0\n` +
+        `${ids[1]},"say ""hi"", ok","line one\nline two",true,2026-01-01T00:00:01.000Z,2026-01-01T00:00:01.000Z,AGE,2.5\n` +
+        `${ids[2]},"'=HYPERLINK(""x"")","'+1",false,2026-01-01T00:00:02.000Z,2026-01-01T00:00:02.000Z,AGE,-1\n` +
+        `${ids[3]},"'@sum","'-2",false,2026-01-01T00:00:03.000Z,2026-01-01T00:00:03.000Z,AGE,10\n` +
+        `${ids[4]},"'\ttabbed","",false,2026-01-01T00:00:04.000Z,2026-01-01T00:00:04.000Z,AGE,1e+21\n`
+    )
+  })
+
+  it('applies the filter parameters and the search hook, and refuses bad parameters before streaming', async () => {
+    await seedTodoItems(env.server.db, [
+      { title: 'Alpha', completed: true },
+      { title: 'Beta', completed: false, description: 'alphabet' },
+      { title: 'Gamma', completed: true }
+    ])
+    const done = await env.server.http('GET', '/todo-items/export?completed=true')
+    assert.deepEqual(
+      done.text.trim().split('\n').slice(1).map((line) => line.split(',')[1]),
+      ['"Alpha"', '"Gamma"']
+    )
+    const searched = await env.server.http('GET', '/todo-items/export?query=alpha')
+    assert.deepEqual(
+      searched.text.trim().split('\n').slice(1).map((line) => line.split(',')[1]),
+      ['"Alpha"', '"Beta"']
+    )
+    for (const query of ['completed=maybe', 'limit=10', 'offset=1', 'nope=1']) {
+      const bad = await env.server.http('GET', `/todo-items/export?${query}`)
+      assert.equal(bad.status, 400, query)
+      assert.equal(bad.body.name, 'BadRequest')
+      assert.match(bad.headers.get('content-type') ?? '', /application\/json/)
+    }
+  })
+})
+
+forEachDatabase('CSV export: volume', (env) => {
+  const total = 50_000
+  before(async function () {
+    this.timeout(120000)
+    await clearTables(env.server.db)
+    await seedTodoItems(
+      env.server.db,
+      Array.from({ length: total }, (_, index) => ({ title: `Item ${index}`, completed: index % 2 === 0 })),
+      2000
+    )
+  })
+
+  it('exports all 50,000 rows in id order', async function () {
+    this.timeout(120000)
+    const response = await env.server.http('GET', '/todo-items/export')
+    const lines = response.text.split('\n')
+    assert.equal(lines.pop(), '')
+    assert.equal(lines.length, total + 1)
+    const ids = lines.slice(1).map((line) => Number(line.slice(0, line.indexOf(','))))
+    for (let index = 1; index < ids.length; index++) assert.ok(ids[index] > ids[index - 1], `row ${index} out of order`)
+    assert.equal(lines[1].split(',')[1], '"Item 0"')
+    assert.equal(lines[total].split(',')[1], `"Item ${total - 1}"`)
+  })
+})
+
+forEachDatabase('CSV export: back-pressure and disconnects', (env) => {
+  const total = 50_000
+  before(async function () {
+    this.timeout(120000)
+    await clearTables(env.server.db)
+    // Rows of ~350 bytes: the whole table (17 MB) is more than loopback socket buffers can hold.
+    const description = 'x'.repeat(300)
+    await seedTodoItems(env.server.db, Array.from({ length: total }, (_, index) => ({ title: `Item ${index}`, description })))
+  })
+
+  it('stops reading while the client does not read, and for good once it disconnects', async function () {
+    this.timeout(60000)
+    let reads = 0
+    const count = (query: { sql: string }) => {
+      if (/^select/i.test(query.sql)) reads++
+    }
+    env.server.db.on('query', count)
+    try {
+      const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+      const request = http.get(`${env.server.baseUrl}/todo-items/export`)
+      request.on('error', () => {})
+      const response = await new Promise<http.IncomingMessage>((resolve) => request.on('response', resolve))
+      response.pause()
+      await wait(1000)
+      const stalled = reads
+      // 50 batches of 1,000 rows make the table; a client that reads nothing must hold the server back.
+      assert.ok(stalled >= 1 && stalled < 50, `${stalled} batches read for a client that reads nothing`)
+      request.destroy()
+      await wait(1000)
+      assert.ok(reads <= stalled + 1, `${reads - stalled} batches read after the client left`)
+    } finally {
+      env.server.db.removeListener('query', count)
+    }
+  })
+
+  it('ends a failed export with a truncated transfer, never a complete-looking file', async function () {
+    this.timeout(60000)
+    const response = await fetch(`${env.server.baseUrl}/todo-items/export`)
+    assert.equal(response.status, 200)
+    const reader = response.body!.getReader()
+    await reader.read()
+    // The server is held back by the unread response, so most batches are still to come.
+    // The next batch fails: the table is gone.
+    await env.server.db.schema.renameTable('todo_items', 'todo_items_away')
+    let failed = false
+    try {
+      for (;;) {
+        const { done } = await reader.read()
+        if (done) break
+      }
+    } catch {
+      failed = true
+    } finally {
+      await env.server.db.schema.renameTable('todo_items_away', 'todo_items')
+    }
+    assert.ok(failed, 'the transfer must fail, not end normally')
+  })
+})
