@@ -17,7 +17,7 @@ export interface FeathersQueryOptions {
   resources: ResourceDefinition[]
 }
 
-const METHODS = ['find', 'get', 'create', 'patch', 'remove']
+const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
 
 /**
  * `app.configure(feathersQuery({ Model, resources }))` registers one Feathers service per resource at its

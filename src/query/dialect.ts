@@ -22,13 +22,15 @@ function likeToGlob(pattern: string) {
 }
 
 function sqlite(knex: Knex): Dialect {
-  // Dates are stored as epoch milliseconds (knex binds Date objects that way for better-sqlite3).
+  // Dates are stored as epoch milliseconds (knex binds Date objects that way for better-sqlite3). Dividing by
+  // 1000.0 keeps the fraction: integer division truncates towards zero, which moves the last second before
+  // a pre-1970 midnight into the next day.
   const buckets: Record<DateBucket, string> = {
-    DAY: "strftime('%Y-%m-%d', ?? / 1000, 'unixepoch')",
+    DAY: "strftime('%Y-%m-%d', ?? / 1000.0, 'unixepoch')",
     // 'weekday 0' moves forward to the next Sunday (or stays on one); six days back is the ISO week's Monday.
-    WEEK: "date(?? / 1000, 'unixepoch', 'weekday 0', '-6 days')",
-    MONTH: "strftime('%Y-%m-01', ?? / 1000, 'unixepoch')",
-    YEAR: "strftime('%Y-01-01', ?? / 1000, 'unixepoch')"
+    WEEK: "date(?? / 1000.0, 'unixepoch', 'weekday 0', '-6 days')",
+    MONTH: "strftime('%Y-%m-01', ?? / 1000.0, 'unixepoch')",
+    YEAR: "strftime('%Y-01-01', ?? / 1000.0, 'unixepoch')"
   }
   return {
     name: 'sqlite',

@@ -109,6 +109,8 @@ export const AGGREGATE_FUNCTIONS: AggregateFunction[] = ['count', 'sum', 'avg', 
 
 export type DateBucket = 'DAY' | 'WEEK' | 'MONTH' | 'YEAR'
 
+export const DATE_BUCKETS: DateBucket[] = ['DAY', 'WEEK', 'MONTH', 'YEAR']
+
 export interface GroupByField {
   field: string
   /** Date fields only: the bucket the values are truncated to. */
@@ -134,4 +136,14 @@ export interface AggregateResponse {
   avg?: Record<string, number | null>
   min?: Record<string, unknown>
   max?: Record<string, unknown>
+}
+
+/**
+ * The result of an aggregate with `partitionBy`: the responses of each partition key that has matching
+ * records, ordered by key, and `empty`, what any other key gets (no groups, or without groupBy one entry of
+ * zero counts and null values), so that callers need not know how an empty set aggregates.
+ */
+export interface PartitionedAggregates {
+  partitions: Array<{ key: unknown; responses: AggregateResponse[] }>
+  empty: AggregateResponse[]
 }

@@ -47,6 +47,7 @@ export function resourceHooks(resource: ResolvedResource): Record<string, Array<
   return {
     find: [...read, scoped],
     get: [...read, scoped],
+    aggregate: [...read, scoped],
     create: [...common, ...(definition.create?.guards ?? []), validateBody(validateCreate), scoped],
     patch: [...common, ...(definition.update?.one?.guards ?? []), validateBody(validateUpdate), scoped],
     remove: [...common, ...(definition.delete?.one?.guards ?? []), scoped]

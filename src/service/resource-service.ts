@@ -8,9 +8,19 @@ import { storedFields, type ResolvedResource } from '../resource/resolve'
 import { applyFilter, qualified, type SqlTarget } from '../query/compile-filter'
 import { orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
 import { dialectOf } from '../query/dialect'
-import type { Filter, OffsetPaging, Page, PartitionedPages, ResourceQuery } from '../query/model'
+import type {
+  AggregateRequest,
+  AggregateResponse,
+  Filter,
+  OffsetPaging,
+  Page,
+  PartitionedAggregates,
+  PartitionedPages,
+  ResourceQuery
+} from '../query/model'
 import { andFilters } from '../query/filters'
 import { runQuery } from './database-errors'
+import { compileAggregate } from '../aggregate/compile'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -187,6 +197,28 @@ export class ResourceService {
       }
     }
     return Readable.from(batches(), { objectMode: true, highWaterMark: STREAM_BATCH })
+  }
+
+  /**
+   * count/sum/avg/min/max of the records visible to the call (scope, `query.filter`, soft delete), grouped
+   * by `request.groupBy`, in one statement; with `partitionBy`, for many parents at once.
+   */
+  async aggregate(
+    request: AggregateRequest & { partitionBy: string },
+    params?: ResourceParams
+  ): Promise<PartitionedAggregates>
+  async aggregate(
+    request: AggregateRequest & { partitionBy?: undefined },
+    params?: ResourceParams
+  ): Promise<AggregateResponse[]>
+  async aggregate(
+    request: AggregateRequest,
+    params?: ResourceParams
+  ): Promise<AggregateResponse[] | PartitionedAggregates>
+  async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
+    const builder = this.whereVisible(this.db(params), params, params.query?.filter)
+    const { query, decode } = compileAggregate(this.Model, builder, this.target, request)
+    return decode(await runQuery(query))
   }
 
   private idValue(id: Id) {

@@ -1,0 +1,66 @@
+import type { Knex } from 'knex'
+import { qualified, type SqlTarget } from '../query/compile-filter'
+import type {
+  AggregateFunction,
+  AggregateRequest,
+  AggregateResponse,
+  PartitionedAggregates
+} from '../query/model'
+import { decodePartitions, decodeResponses } from './decode'
+import { planAggregate, type AggregatePlan, type GroupColumn } from './plan'
+
+const FUNCTION_SQL: Record<AggregateFunction, string> = {
+  count: 'COUNT(??)',
+  sum: 'SUM(??)',
+  // MySQL averages integers as a DECIMAL rounded to 4 places; adding a floating-point zero makes every
+  // database average in double precision, so SQLite and MySQL agree.
+  avg: 'AVG(?? + 0E0)',
+  min: 'MIN(??)',
+  max: 'MAX(??)'
+}
+
+function groupExpression(knex: Knex, target: SqlTarget, group: GroupColumn): Knex.Raw {
+  const column = qualified(target, group.field)
+  return group.bucket ? target.dialect.dateBucket(column, group.bucket) : knex.raw('??', [column])
+}
+
+/**
+ * One SELECT for the whole request: the partition key and the group keys (grouped and ordered ascending,
+ * NULLs first as in sorting), then one aggregate per requested function and field. GROUP BY and ORDER BY
+ * repeat the expressions rather than the aliases, which Postgres does not accept inside expressions.
+ */
+function selectAggregates(knex: Knex, builder: Knex.QueryBuilder, target: SqlTarget, plan: AggregatePlan) {
+  const groups = plan.partition ? [plan.partition, ...plan.groups] : plan.groups
+  for (const group of groups) {
+    const expression = groupExpression(knex, target, group)
+    builder.select(knex.raw('? AS ??', [expression, group.alias])).groupBy(expression)
+    if (group.field.nullable) builder.orderByRaw('(? IS NULL) DESC', [expression])
+    builder.orderByRaw('? ASC', [expression])
+  }
+  for (const { fn, field, alias } of plan.aggregates) {
+    builder.select(knex.raw(`${FUNCTION_SQL[fn]} AS ??`, [qualified(target, field), alias]))
+  }
+  return builder
+}
+
+export interface CompiledAggregate {
+  query: Knex.QueryBuilder
+  decode(rows: Record<string, unknown>[]): AggregateResponse[] | PartitionedAggregates
+}
+
+/**
+ * Turns an aggregate request into one statement over `builder` (which already holds the WHERE clause: scope,
+ * filter, soft delete) and the decoder of its rows. Invalid requests are 400s naming each offending entry.
+ */
+export function compileAggregate(
+  knex: Knex,
+  builder: Knex.QueryBuilder,
+  target: SqlTarget,
+  request: AggregateRequest
+): CompiledAggregate {
+  const plan = planAggregate(target.resource, request)
+  return {
+    query: selectAggregates(knex, builder, target, plan),
+    decode: (rows) => (plan.partition ? decodePartitions(plan, rows) : decodeResponses(plan, rows))
+  }
+}
