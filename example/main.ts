@@ -29,6 +29,7 @@ async function main() {
       `feathers-query example on ${redact(settings.databaseUrl)}`,
       `  REST      ${base}/todo-items  ${base}/sub-tasks`,
       `  CSV       ${base}/todo-items/export`,
+      `  GraphQL   ${base}/graphql`,
       `  Home      ${base}/`
     ].join('\n')
   )

@@ -1,3 +1,4 @@
+import type { GraphQLSchema } from 'graphql'
 import type { ResolvedResource } from './resource/resolve'
 import type { ResourceService } from './service/resource-service'
 
@@ -12,4 +13,6 @@ declare module '@feathersjs/feathers/lib/declarations' {
 export interface FeathersQueryState {
   resources: ResolvedResource[]
   serviceOf(resource: ResolvedResource): ResourceService
+  /** The schema served at the GraphQL endpoint, unless it is turned off. */
+  graphqlSchema?: GraphQLSchema
 }

@@ -5,6 +5,7 @@ import { resolveResources, type ResolvedResource } from './resource/resolve'
 import { ResourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { restRouter } from './rest/router'
+import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import type { FeathersQueryState } from './declarations'
 import './declarations'
 import { MethodNotAllowed } from '@feathersjs/errors'
@@ -15,6 +16,8 @@ export interface FeathersQueryOptions {
   /** The knex instance every resource table lives in. */
   Model: Knex
   resources: ResourceDefinition[]
+  /** The GraphQL endpoint (at `/graphql` unless configured); `false` leaves it out. */
+  graphql?: GraphqlOptions | false
 }
 
 const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
@@ -37,6 +40,11 @@ export function feathersQuery(options: FeathersQueryOptions) {
       serviceOf: (resource) => app.service(resource.basePath) as unknown as ResourceService
     }
     app.set('feathersQuery', state)
+    if (options.graphql !== false) {
+      const graphql = graphqlMiddleware(app, resources, options.graphql)
+      state.graphqlSchema = graphql.schema
+      app.use(graphql)
+    }
     const router = restRouter(app, resources)
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }))

@@ -1,0 +1,87 @@
+import {
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLResolveInfo
+} from 'graphql'
+import type { ResolvedResource } from '../resource/resolve'
+import type { Filter, SortField } from '../query/model'
+import { pageWindow, type CursorPaging, type PageSizes, type PageWindow } from './cursor'
+import { connectionCursorType } from './field-types'
+import { filterInputType, filterIsRequired, toFilter } from './filter-input'
+import { selectsField } from './selection'
+import { sortInputType, toSorting } from './sort-input'
+import type { GraphqlTypes } from './types'
+
+export const GRAPHQL_DEFAULT_RESULT_SIZE = 10
+
+export function cursorPagingType(types: GraphqlTypes) {
+  return types.named('CursorPaging', () => {
+    const cursor = connectionCursorType(types)
+    return new GraphQLInputObjectType({
+      name: 'CursorPaging',
+      description: 'Forward paging with first/after, backward paging with last/before.',
+      fields: {
+        before: { type: cursor, description: 'Page backwards from this cursor.' },
+        after: { type: cursor, description: 'Page forwards from this cursor.' },
+        first: { type: GraphQLInt, description: 'Number of records after `after` (or from the start).' },
+        last: { type: GraphQLInt, description: 'Number of records before `before`.' }
+      }
+    })
+  })
+}
+
+export function pageSizes(resource: ResolvedResource): PageSizes {
+  const max = resource.query.maxResultsSize
+  return { max, default: resource.query.defaultResultSize ?? Math.min(GRAPHQL_DEFAULT_RESULT_SIZE, max) }
+}
+
+/**
+ * `paging`, `filter` and `sorting` of a collection or relation connection. The filter becomes non-null without
+ * a default when a field of the resource is `filterRequired`.
+ */
+export function collectionArgs(
+  types: GraphqlTypes,
+  resource: ResolvedResource
+): GraphQLFieldConfigArgumentMap {
+  const filter = filterInputType(types, resource)
+  return {
+    paging: {
+      type: cursorPagingType(types),
+      defaultValue: { first: pageSizes(resource).default },
+      description: 'Which page of records to return.'
+    },
+    filter: filterIsRequired(resource)
+      ? { type: new GraphQLNonNull(filter), description: 'Which records to return.' }
+      : { type: filter, defaultValue: {}, description: 'Which records to return.' },
+    sorting: {
+      type: new GraphQLList(new GraphQLNonNull(sortInputType(types, resource))),
+      defaultValue: [],
+      description: 'Order of the records; the resource default order when empty.'
+    }
+  }
+}
+
+/** A connection request in the query model. */
+export interface CollectionRequest {
+  filter?: Filter
+  sorting: SortField[]
+  window: PageWindow
+  /** Count the matching records: only when the resource offers `totalCount` and the client selected it. */
+  totalCount: boolean
+}
+
+export function collectionRequest(
+  resource: ResolvedResource,
+  args: Record<string, unknown>,
+  info: GraphQLResolveInfo
+): CollectionRequest {
+  return {
+    filter: toFilter(resource, args.filter),
+    sorting: toSorting(args.sorting),
+    window: pageWindow(args.paging as CursorPaging | null, pageSizes(resource)),
+    totalCount: resource.query.enableTotalCount && selectsField(info, 'totalCount')
+  }
+}

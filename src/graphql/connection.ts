@@ -1,0 +1,113 @@
+import { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType } from 'graphql'
+import type { ResolvedResource } from '../resource/resolve'
+import type { Page } from '../query/model'
+import type { ResourceRecord } from '../service/resource-service'
+import { encodeCursor, type PageWindow } from './cursor'
+import { connectionCursorType } from './field-types'
+import type { GraphqlTypes } from './types'
+
+export interface Edge {
+  node: ResourceRecord
+  cursor: string
+}
+
+/** What a connection field resolves to. */
+export interface Connection {
+  pageInfo: {
+    hasNextPage: boolean
+    hasPreviousPage: boolean
+    startCursor: string | null
+    endCursor: string | null
+  }
+  edges: Edge[]
+  totalCount?: number
+}
+
+export function pageInfoType(types: GraphqlTypes) {
+  return types.named(
+    'PageInfo',
+    () =>
+      new GraphQLObjectType({
+        name: 'PageInfo',
+        fields: {
+          hasNextPage: { type: GraphQLBoolean, description: 'More records follow this page.' },
+          hasPreviousPage: { type: GraphQLBoolean, description: 'Records precede this page.' },
+          startCursor: {
+            type: connectionCursorType(types),
+            description: 'Cursor of the first record of the page.'
+          },
+          endCursor: {
+            type: connectionCursorType(types),
+            description: 'Cursor of the last record of the page.'
+          }
+        }
+      })
+  )
+}
+
+/** `<Resource>Edge {node cursor}`, shared by the root connection and every relation connection to it. */
+export function edgeType(types: GraphqlTypes, target: ResolvedResource, node: () => GraphQLObjectType) {
+  const name = `${target.name}Edge`
+  return types.named(
+    name,
+    () =>
+      new GraphQLObjectType({
+        name,
+        fields: () => ({
+          node: { type: new GraphQLNonNull(node()) },
+          cursor: {
+            type: new GraphQLNonNull(connectionCursorType(types)),
+            description: 'Cursor of this record.'
+          }
+        })
+      })
+  )
+}
+
+/**
+ * A cursor connection to `target` records, e.g. `TodoItemConnection` or `TodoItemSubTasksConnection`.
+ * `totalCount` exists only when the target enables it, and is counted only when selected.
+ */
+export function connectionType(
+  types: GraphqlTypes,
+  name: string,
+  target: ResolvedResource,
+  node: () => GraphQLObjectType
+) {
+  return types.named(
+    name,
+    () =>
+      new GraphQLObjectType<Connection>({
+        name,
+        fields: () => ({
+          pageInfo: { type: new GraphQLNonNull(pageInfoType(types)) },
+          edges: {
+            type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edgeType(types, target, node))))
+          },
+          ...(target.query.enableTotalCount
+            ? {
+                totalCount: {
+                  type: new GraphQLNonNull(GraphQLInt),
+                  description: 'Number of records matching the filter (costs a count, so only when selected).'
+                }
+              }
+            : {})
+        })
+      })
+  )
+}
+
+/** A service page as a connection; the page's records sit at `window.offset` onwards. */
+export function toConnection(page: Page<ResourceRecord>, window: PageWindow): Connection {
+  const edges = page.nodes.map((node, index) => ({ node, cursor: encodeCursor(window.offset + index) }))
+  return {
+    pageInfo: {
+      hasNextPage: page.pageInfo.hasNextPage,
+      hasPreviousPage: page.pageInfo.hasPreviousPage,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null
+    },
+    edges,
+    totalCount: page.totalCount
+  }
+}

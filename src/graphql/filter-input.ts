@@ -1,0 +1,104 @@
+import {
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType
+} from 'graphql'
+import { badInput, type FieldError } from '../errors'
+import { filterableFields, type ResolvedResource } from '../resource/resolve'
+import type { Filter } from '../query/model'
+import { comparisonType } from './comparisons'
+import type { GraphqlTypes } from './types'
+
+export interface FilterInputOptions {
+  /** Type name, `<Resource>Filter` unless given (e.g. `<Resource>AggregateFilter`). */
+  name?: string
+  /** Make `filterRequired` fields non-null in the input (the collection filter does, nestjs-query alike). */
+  enforceRequired?: boolean
+}
+
+/**
+ * `<Resource>Filter {and, or, <field>: <Comparison>}` over every filterable field (filterOnly ones included,
+ * plain fields not). `and`/`or` hold filters of the same type.
+ */
+export function filterInputType(
+  types: GraphqlTypes,
+  resource: ResolvedResource,
+  options: FilterInputOptions = {}
+): GraphQLInputObjectType {
+  const name = options.name ?? `${resource.name}Filter`
+  return types.named(name, () => {
+    const type: GraphQLInputObjectType = new GraphQLInputObjectType({
+      name,
+      description: `Conditions on ${resource.name} records; sibling conditions are ANDed.`,
+      fields: () => {
+        const list = new GraphQLList(new GraphQLNonNull(type))
+        const fields: GraphQLInputFieldConfigMap = {
+          and: { type: list, description: 'Every one of these filters must match.' },
+          or: { type: list, description: 'At least one of these filters must match.' }
+        }
+        for (const field of filterableFields(resource)) {
+          const comparison: GraphQLInputType = comparisonType(types, field)
+          const required = options.enforceRequired !== false && field.filterRequired
+          fields[field.name] = {
+            type: required ? new GraphQLNonNull(comparison) : comparison,
+            description: field.description
+          }
+        }
+        return fields
+      }
+    })
+    return type
+  })
+}
+
+/** Whether the resource's collection filter must be given (some field is `filterRequired`). */
+export function filterIsRequired(resource: ResolvedResource) {
+  return filterableFields(resource).some((field) => field.filterRequired)
+}
+
+function toComparison(value: Record<string, unknown>) {
+  const comparison: Record<string, unknown> = {}
+  for (const [operator, operand] of Object.entries(value)) {
+    // `null` stays: `is: null` means IS NULL, and the compiler explains why `eq: null` is refused.
+    if (operand === undefined) continue
+    comparison[operator] =
+      operand && typeof operand === 'object' && !Array.isArray(operand) ? { ...operand } : operand
+  }
+  return comparison
+}
+
+/**
+ * A filter argument as the query model: plain objects (graphql-js gives literals null prototypes), and an
+ * explicit `null` for a field or group read as "no condition". Every comparison of a `filterRequired` field
+ * must hold at least one operator, as in nestjs-query; the GraphQL type already makes the field present.
+ */
+export function toFilter(resource: ResolvedResource, value: unknown, path = 'filter'): Filter | undefined {
+  if (value === null || value === undefined) return undefined
+  const errors: FieldError[] = []
+  const convert = (input: Record<string, unknown>, at: string): Filter => {
+    const filter: Filter = {}
+    for (const [key, entry] of Object.entries(input)) {
+      if (entry === null || entry === undefined) continue
+      if (key === 'and' || key === 'or') {
+        filter[key] = (entry as Array<Record<string, unknown>>).map((sub, index) =>
+          convert(sub, `${at}.${key}.${index}`)
+        )
+        continue
+      }
+      const comparison = toComparison(entry as Record<string, unknown>)
+      if (resource.fieldMap.get(key)?.filterRequired && Object.keys(comparison).length === 0) {
+        errors.push({
+          field: `${at}.${key}`,
+          message: 'needs at least one operator (the field is filterRequired)'
+        })
+      }
+      filter[key] = comparison
+    }
+    return filter
+  }
+  const filter = convert(value as Record<string, unknown>, path)
+  if (errors.length) throw badInput(errors)
+  return filter
+}

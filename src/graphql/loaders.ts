@@ -1,0 +1,84 @@
+import DataLoader from 'dataloader'
+import type { ResolvedField, ResolvedManyRelation, ResolvedOneRelation } from '../resource/resolve'
+import { andFilters } from '../query/filters'
+import type { Page, PartitionedPages, Scalar } from '../query/model'
+import type { ResourceRecord } from '../service/resource-service'
+import type { CollectionRequest } from './collection-args'
+import type { ServiceCaller } from './context'
+
+/** Parents per statement; well below the SQL compiler's limit on `in` lists. */
+const MAX_BATCH = 500
+
+/** A parent id as the foreign key field stores it (e.g. SubTask.todoItemId is a String, TodoItem.id an Int). */
+function asForeignKey(field: ResolvedField, value: unknown) {
+  if (field.kind === 'string') return String(value)
+  if (field.kind === 'integer' || field.kind === 'number') return Number(value)
+  return value
+}
+
+function emptyPage(request: CollectionRequest): Page<ResourceRecord> {
+  return {
+    pageInfo: { hasNextPage: false, hasPreviousPage: request.window.offset > 0 },
+    nodes: [],
+    ...(request.totalCount ? { totalCount: 0 } : {})
+  }
+}
+
+/**
+ * The per-request dataloaders of relation fields. Loads made in the same tick are batched into one service
+ * call, so a page of parents costs one statement per relation whatever its size. Loaders are keyed by the
+ * relation and the JSON of the field's arguments: parents asking different pages or filters never share.
+ */
+export class RelationLoaders {
+  private readonly loaders = new Map<string, DataLoader<unknown, unknown, string>>()
+
+  constructor(private readonly caller: ServiceCaller) {}
+
+  private loader<V>(
+    key: string,
+    batch: (keys: readonly unknown[]) => Promise<V[]>
+  ): DataLoader<unknown, V, string> {
+    let loader = this.loaders.get(key)
+    if (!loader) {
+      loader = new DataLoader<unknown, V, string>(batch, { cacheKeyFn: String, maxBatchSize: MAX_BATCH })
+      this.loaders.set(key, loader as DataLoader<unknown, unknown, string>)
+    }
+    return loader as DataLoader<unknown, V, string>
+  }
+
+  /**
+   * A page of the relation's records per parent id, all parents in one partitioned `find` (each parent gets
+   * its own window, e.g. its own first 10). Parents without records get an empty page.
+   */
+  many(relation: ResolvedManyRelation, request: CollectionRequest) {
+    const { target, foreignKey } = relation
+    const key = `many:${target.name}.${foreignKey.name}:${JSON.stringify(request)}`
+    return this.loader<Page<ResourceRecord>>(key, async (parentIds) => {
+      const keys = parentIds.map((id) => asForeignKey(foreignKey, id))
+      const result = (await this.caller.service(target).find(
+        this.caller.params({
+          filter: andFilters(request.filter, { [foreignKey.name]: { in: keys as Scalar[] } }),
+          sorting: request.sorting,
+          paging: request.window,
+          totalCount: request.totalCount,
+          partitionBy: foreignKey.name
+        })
+      )) as PartitionedPages<ResourceRecord>
+      const pages = new Map(result.partitions.map((partition) => [String(partition.key), partition.page]))
+      return keys.map((parent) => pages.get(String(parent)) ?? emptyPage(request))
+    })
+  }
+
+  /** The related record per foreign key value (null when missing or not visible), all in one `find`. */
+  one(relation: ResolvedOneRelation) {
+    const { target } = relation
+    const id = target.idField.name
+    return this.loader<ResourceRecord | null>(`one:${target.name}`, async (ids) => {
+      const records = (await this.caller
+        .service(target)
+        .find(this.caller.params({ filter: { [id]: { in: ids.map(String) } } }))) as ResourceRecord[]
+      const byId = new Map(records.map((record) => [String(record[id]), record]))
+      return ids.map((value) => byId.get(String(value)) ?? null)
+    })
+  }
+}

@@ -1,0 +1,56 @@
+import type { Application } from '@feathersjs/koa'
+import { createHandler } from 'graphql-http/lib/use/koa'
+import type { IncomingMessage } from 'node:http'
+import type { Context, Next } from 'koa'
+import type { ResolvedResource } from '../resource/resolve'
+import { createGraphqlContext, type GraphqlContext } from './context'
+import {
+  dedupeErrors,
+  formatGraphqlError,
+  knownOperationTypes,
+  parseWithCode,
+  validateWithCode,
+  type GraphqlErrorLogger
+} from './errors'
+import { buildGraphqlSchema } from './schema'
+import type { GraphqlSchemaPart } from './types'
+
+export interface GraphqlOptions {
+  /** Where the endpoint answers GET and POST (default `/graphql`). */
+  path?: string
+  /** Contributions to the schema from other features. */
+  parts?: GraphqlSchemaPart[]
+  /** Receives unexpected errors, which clients see only as INTERNAL_SERVER_ERROR (default console.error). */
+  logError?: GraphqlErrorLogger
+}
+
+/**
+ * The GraphQL endpoint as Koa middleware: graphql-http (GraphQL over HTTP, GET and POST) on the generated
+ * schema, with a context per request built from the Koa context. The schema rides along as `.schema`.
+ */
+export function graphqlMiddleware(
+  app: Application,
+  resources: ResolvedResource[],
+  options: GraphqlOptions = {}
+) {
+  const path = options.path ?? '/graphql'
+  const log = options.logError ?? ((error: unknown) => console.error(error))
+  const schema = buildGraphqlSchema(resources, options.parts)
+  // graphql-http hands the context factory its own request object; the Koa context is found through it.
+  const koaContexts = new WeakMap<IncomingMessage, Context>()
+  const handle = createHandler<GraphqlContext>({
+    schema,
+    parse: parseWithCode,
+    validate: validateWithCode,
+    validationRules: [knownOperationTypes],
+    context: (request) => createGraphqlContext(app, koaContexts.get(request.raw)!),
+    onOperation: (_request, _args, result) => dedupeErrors(result),
+    formatError: formatGraphqlError(log)
+  })
+  const middleware = async (ctx: Context, next: Next) => {
+    if (ctx.path !== path) return next()
+    koaContexts.set(ctx.req, ctx)
+    await handle(ctx, next)
+  }
+  return Object.assign(middleware, { schema })
+}

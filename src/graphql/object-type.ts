@@ -1,0 +1,89 @@
+import {
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap
+} from 'graphql'
+import { upperFirst } from '../resource/naming'
+import {
+  serializedFields,
+  type ResolvedManyRelation,
+  type ResolvedOneRelation,
+  type ResolvedResource
+} from '../resource/resolve'
+import type { ResourceRecord } from '../service/resource-service'
+import { collectionArgs, collectionRequest } from './collection-args'
+import { connectionType, toConnection } from './connection'
+import type { GraphqlContext } from './context'
+import { fieldScalar } from './field-types'
+import type { GraphqlTypes } from './types'
+
+type FieldConfig = GraphQLFieldConfig<ResourceRecord, GraphqlContext>
+
+/** `subTasks(paging, filter, sorting): TodoItemSubTasksConnection!`, loaded for all parents at once. */
+function manyRelationField(
+  types: GraphqlTypes,
+  resource: ResolvedResource,
+  relation: ResolvedManyRelation
+): FieldConfig {
+  const { target } = relation
+  const connection = connectionType(
+    types,
+    `${resource.name}${upperFirst(relation.name)}Connection`,
+    target,
+    () => objectType(types, target)
+  )
+  return {
+    type: new GraphQLNonNull(connection),
+    args: collectionArgs(types, target),
+    async resolve(parent, args, context, info) {
+      const request = collectionRequest(target, args, info)
+      const page = await context.loaders.many(relation, request).load(parent[resource.idField.name])
+      return toConnection(page, request.window)
+    }
+  }
+}
+
+/**
+ * `todoItem: TodoItem`, loaded for all children at once. Always nullable: the parent may be outside what the
+ * caller may see (authorize, defaultFilter, soft delete), and that must not fail the whole child.
+ */
+function oneRelationField(types: GraphqlTypes, relation: ResolvedOneRelation): FieldConfig {
+  return {
+    type: objectType(types, relation.target),
+    resolve(parent, _args, context) {
+      const id = parent[relation.foreignKey.name]
+      return id === null || id === undefined ? null : context.loaders.one(relation).load(id)
+    }
+  }
+}
+
+/**
+ * The object type of a resource: its serialized fields (not filterOnly or hidden ones), the id as `ID`,
+ * nullability from the field, then its relations and whatever schema parts add.
+ */
+export function objectType(types: GraphqlTypes, resource: ResolvedResource): GraphQLObjectType {
+  return types.named(
+    resource.name,
+    () =>
+      new GraphQLObjectType<ResourceRecord, GraphqlContext>({
+        name: resource.name,
+        description: resource.definition.schema.description,
+        fields: () => {
+          const fields: GraphQLFieldConfigMap<ResourceRecord, GraphqlContext> = {}
+          for (const field of serializedFields(resource)) {
+            const scalar = fieldScalar(types, field)
+            fields[field.name] = {
+              type: field.nullable ? scalar : new GraphQLNonNull(scalar),
+              description: field.description
+            }
+          }
+          for (const relation of resource.many)
+            fields[relation.name] = manyRelationField(types, resource, relation)
+          for (const relation of resource.one) fields[relation.name] = oneRelationField(types, relation)
+          for (const part of types.parts) Object.assign(fields, part.objectFields?.(resource, types))
+          return fields
+        }
+      })
+  )
+}

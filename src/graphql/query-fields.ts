@@ -1,0 +1,44 @@
+import { GraphQLID, GraphQLNonNull, type GraphQLFieldConfigMap } from 'graphql'
+import type { ResolvedResource } from '../resource/resolve'
+import type { Page } from '../query/model'
+import type { ResourceRecord } from '../service/resource-service'
+import { collectionArgs, collectionRequest } from './collection-args'
+import { connectionType, toConnection } from './connection'
+import type { GraphqlContext } from './context'
+import { objectType } from './object-type'
+import type { GraphqlTypes } from './types'
+
+/**
+ * The root queries of a resource: `todoItem(id)` through the service's `get` and `todoItems(paging, filter,
+ * sorting)` through its `find`, so every hook of the service applies.
+ */
+export function resourceQueryFields(
+  types: GraphqlTypes,
+  resource: ResolvedResource
+): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+  const node = () => objectType(types, resource)
+  return {
+    [resource.singular]: {
+      // Nullable: a missing or hidden record answers null with a NOT_FOUND error, not a failed query.
+      type: node(),
+      args: { id: { type: new GraphQLNonNull(GraphQLID), description: 'Id of the record.' } },
+      resolve: (_source, args, context) => context.service(resource).get(args.id as string, context.params())
+    },
+    [resource.plural]: {
+      type: new GraphQLNonNull(connectionType(types, `${resource.name}Connection`, resource, node)),
+      args: collectionArgs(types, resource),
+      async resolve(_source, args, context, info) {
+        const request = collectionRequest(resource, args, info)
+        const page = (await context.service(resource).find(
+          context.params({
+            filter: request.filter,
+            sorting: request.sorting,
+            paging: request.window,
+            totalCount: request.totalCount
+          })
+        )) as Page<ResourceRecord>
+        return toConnection(page, request.window)
+      }
+    }
+  }
+}

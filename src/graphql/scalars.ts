@@ -1,0 +1,52 @@
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql'
+
+/** Dates travel as ISO 8601 strings; the offset may be omitted (then UTC is meant, as in the REST filters). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+
+function parseDateTime(value: unknown): string {
+  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new GraphQLError(`DateTime must be an ISO 8601 date-time string, e.g. 2026-09-20T12:30:00.000Z`)
+  }
+  // Passed on as given: the SQL compiler converts filter values to dates for the driver.
+  return value
+}
+
+function serializeDateTime(value: unknown): string {
+  if (value instanceof Date) return value.toISOString()
+  if (typeof value === 'number') return new Date(value).toISOString()
+  if (typeof value === 'string') return value
+  throw new GraphQLError(`DateTime cannot represent ${String(value)}`)
+}
+
+/** An ISO 8601 UTC date-time; records carry dates in this form on every surface. */
+export function dateTimeScalar() {
+  return new GraphQLScalarType<string, string>({
+    name: 'DateTime',
+    description: 'A date-time string in ISO 8601 format at UTC, e.g. 2026-09-20T12:30:00.000Z.',
+    serialize: serializeDateTime,
+    parseValue: parseDateTime,
+    parseLiteral(node: ValueNode) {
+      if (node.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string', { nodes: node })
+      return parseDateTime(node.value)
+    }
+  })
+}
+
+function parseCursor(value: unknown): string {
+  if (typeof value !== 'string') throw new GraphQLError('ConnectionCursor must be a string')
+  return value
+}
+
+/** Opaque to clients; `cursor.ts` gives it its meaning. */
+export function connectionCursorScalar() {
+  return new GraphQLScalarType<string, string>({
+    name: 'ConnectionCursor',
+    description: 'An opaque position in a connection, for paging with after/before.',
+    serialize: (value) => parseCursor(value),
+    parseValue: parseCursor,
+    parseLiteral(node: ValueNode) {
+      if (node.kind === Kind.STRING) return node.value
+      throw new GraphQLError('ConnectionCursor must be a string', { nodes: node })
+    }
+  })
+}

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql'
+import { forEachDatabase } from './support/server'
+
+/**
+ * The example application's SDL is held in a snapshot. After an intended schema change, update it with
+ * `npm run schema > test/__snapshots__/schema.graphql` (or `UPDATE_SNAPSHOT=1 npx mocha test/graphql-schema.test.ts`)
+ * and review the diff.
+ */
+const SNAPSHOT = resolve(__dirname, '__snapshots__/schema.graphql')
+
+forEachDatabase('GraphQL schema', (env) => {
+  it('matches the snapshot, both as built and as introspected over HTTP', async () => {
+    const schema = env.server.app.get('feathersQuery').graphqlSchema
+    const printed = printSchema(schema) + '\n'
+    if (process.env.UPDATE_SNAPSHOT) writeFileSync(SNAPSHOT, printed)
+    assert.ok(existsSync(SNAPSHOT), `missing ${SNAPSHOT}`)
+    assert.equal(printed, readFileSync(SNAPSHOT, 'utf8'))
+
+    const response = await env.server.http('POST', '/graphql', { query: getIntrospectionQuery() })
+    assert.equal(response.status, 200)
+    assert.equal(printSchema(buildClientSchema(response.body.data)) + '\n', printed)
+  })
+
+  it('has the names, arguments and defaults of the specification', () => {
+    const sdl = printSchema(env.server.app.get('feathersQuery').graphqlSchema).replace(/\s*"""[^]*?"""/g, '')
+    const compact = sdl.replace(/\s+/g, ' ')
+    for (const expected of [
+      'todoItem( id: ID! ): TodoItem',
+      'todoItems( paging: CursorPaging = {first: 10} filter: TodoItemFilter = {} sorting: [TodoItemSort!] = [] ): TodoItemConnection!',
+      'subTasks( paging: CursorPaging = {first: 10} filter: SubTaskFilter = {} sorting: [SubTaskSort!] = [] ): TodoItemSubTasksConnection!',
+      'type TodoItem { id: ID! title: String! description: String completed: Boolean! created: DateTime! updated: DateTime! age: Float! priority: Float! subTasks(',
+      'todoItemId: String! todoItem: TodoItem }',
+      'type TodoItemConnection { pageInfo: PageInfo! edges: [TodoItemEdge!]! totalCount: Int! }',
+      'type TodoItemSubTasksConnection { pageInfo: PageInfo! edges: [SubTaskEdge!]! totalCount: Int! }',
+      'type TodoItemEdge { node: TodoItem! cursor: ConnectionCursor! }',
+      'type PageInfo { hasNextPage: Boolean hasPreviousPage: Boolean startCursor: ConnectionCursor endCursor: ConnectionCursor }',
+      'input CursorPaging { before: ConnectionCursor after: ConnectionCursor first: Int last: Int }',
+      'input TodoItemFilter { and: [TodoItemFilter!] or: [TodoItemFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison priority: NumberFieldComparison }',
+      'input BooleanFieldComparison { is: Boolean isNot: Boolean }',
+      'input NumberFieldComparisonBetween { lower: Float! upper: Float! }',
+      'input DateFieldComparisonBetween { lower: DateTime! upper: DateTime! }',
+      'input TodoItemSort { field: TodoItemSortFields! direction: SortDirection! nulls: SortNulls }',
+      'enum TodoItemSortFields { id title description completed created updated priority }',
+      'enum SortDirection { ASC DESC }',
+      'enum SortNulls { NULLS_FIRST NULLS_LAST }',
+      'scalar ConnectionCursor',
+      'scalar DateTime'
+    ]) {
+      assert.ok(compact.includes(expected), `SDL lacks: ${expected}`)
+    }
+    assert.doesNotMatch(sdl, /type Mutation/)
+    assert.doesNotMatch(sdl, /createdBy|updatedBy/, 'hidden audit columns are not exposed')
+    assert.match(
+      compact,
+      /input DateFieldComparison \{ is: Boolean isNot: Boolean eq: DateTime neq: DateTime gt: DateTime gte: DateTime lt: DateTime lte: DateTime in: \[DateTime!\] notIn: \[DateTime!\] between: DateFieldComparisonBetween notBetween: DateFieldComparisonBetween \}/
+    )
+    assert.match(
+      compact,
+      /input StringFieldComparison \{ is: Boolean isNot: Boolean eq: String neq: String gt: String gte: String lt: String lte: String like: String notLike: String iLike: String notILike: String in: \[String!\] notIn: \[String!\] \}/
+    )
+  })
+})
