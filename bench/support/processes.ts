@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+
+/** Resident memory of a process in bytes, read from /proc (Linux). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const match = /VmRSS:\s+(\d+) kB/.exec(status)
+  return match ? Number(match[1]) * 1024 : 0
+}
+
+/** Samples a process's RSS until stopped; `peak()` is the largest value seen. */
+export function sampleRss(pid: number, everyMs = 20) {
+  let peak = rssOf(pid)
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssOf(pid))
+    } catch {
+      // The process has exited.
+    }
+  }, everyMs)
+  return {
+    peak: () => peak,
+    stop: () => clearInterval(timer)
+  }
+}
+
+/**
+ * Runs a TypeScript file of bench/support in its own Node process (so its memory is its own) and resolves
+ * with the process once it printed `READY <payload>`.
+ */
+export function startScript(file: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '..', file)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc']
+  })
+  const lines: string[] = []
+  const ready = new Promise<{ child: ChildProcess; payload: string }>((resolveReady, reject) => {
+    let buffer = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString()
+      const parts = buffer.split('\n')
+      buffer = parts.pop()!
+      for (const line of parts) {
+        lines.push(line)
+        if (line.startsWith('READY')) resolveReady({ child, payload: line.slice(6) })
+      }
+    })
+    child.on('exit', (code) => reject(new Error(`${file} exited with ${code}: ${lines.join('\n')}`)))
+  })
+  return { ready, lines, child }
+}
+
+export function formatMb(bytes: number) {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
