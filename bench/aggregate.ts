@@ -1,0 +1,159 @@
+import type { Knex } from 'knex'
+import { performance } from 'node:perf_hooks'
+import { parseArgs } from 'node:util'
+import { createApp } from '../example/app'
+import type { AggregateRequest, ResourceService } from '../src'
+import { benchDatabase, benchDatabaseNames, seedTodoItems } from './support/databases'
+
+/**
+ * Aggregate benchmark: N todo items aggregated through the service API (hooks, validation, SQL compilation,
+ * decoding) against the same GROUP BY statement written by hand and run through knex in the same process.
+ * Prints the median of several runs and the ratio to that baseline.
+ *
+ *   npm run bench:aggregate -- --rows 1000000 --runs 5      (MariaDB too when MYSQL_URL is set)
+ */
+const { values } = parseArgs({ options: { rows: { type: 'string' }, runs: { type: 'string' } } })
+const rows = Number(values.rows ?? 1_000_000)
+const runs = Number(values.runs ?? 5)
+
+type DatabaseName = 'sqlite' | 'mysql'
+type RunOnce = () => Promise<unknown>
+
+interface Scenario {
+  name: string
+  request: AggregateRequest & { partitionBy?: undefined }
+  /** The statement the service should produce, written by hand per database. */
+  sql: Record<DatabaseName, string>
+}
+
+const byCompleted =
+  'SELECT completed, COUNT(id), AVG(priority) FROM todo_items GROUP BY completed ORDER BY completed'
+
+const scenarios: Scenario[] = [
+  {
+    name: 'groupBy completed',
+    request: { groupBy: [{ field: 'completed' }], count: ['id'], avg: ['priority'] },
+    sql: { sqlite: byCompleted, mysql: byCompleted }
+  },
+  {
+    name: 'groupBy created DAY',
+    request: { groupBy: [{ field: 'created', by: 'DAY' }], count: ['id'], max: ['priority'] },
+    sql: {
+      sqlite:
+        "SELECT strftime('%Y-%m-%d', created / 1000.0, 'unixepoch') AS day, COUNT(id), MAX(priority) " +
+        'FROM todo_items GROUP BY day ORDER BY day',
+      mysql:
+        "SELECT DATE_FORMAT(created, '%Y-%m-%d') AS day, COUNT(id), MAX(priority) " +
+        'FROM todo_items GROUP BY day ORDER BY day'
+    }
+  }
+]
+
+interface Variant {
+  label: string
+  /** Runs the scenario once and returns the number of groups, so that every variant is checked to agree. */
+  runOnce: () => Promise<number>
+}
+
+interface Target {
+  database: DatabaseName
+  db: Knex
+  service: ResourceService
+}
+
+/**
+ * The ways one scenario is run, the baseline first. A GraphQL-over-HTTP variant is one more entry here,
+ * posting `todoItemAggregate` to a listening server.
+ */
+function variants(scenario: Scenario, target: Target): Variant[] {
+  return [
+    {
+      label: 'knex, SQL by hand',
+      runOnce: async () => {
+        const result = await target.db.raw(scenario.sql[target.database])
+        // better-sqlite3 answers the rows, mysql2 [rows, fields].
+        return (target.database === 'mysql' ? result[0] : result).length
+      }
+    },
+    {
+      label: 'service.aggregate',
+      runOnce: async () => (await target.service.aggregate(scenario.request)).length
+    }
+  ]
+}
+
+/** Median milliseconds of `runs` calls after a warm-up call. */
+async function time(runOnce: RunOnce): Promise<number> {
+  await runOnce()
+  const samples: number[] = []
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now()
+    await runOnce()
+    samples.push(performance.now() - started)
+  }
+  samples.sort((a, b) => a - b)
+  return samples[Math.floor(samples.length / 2)]
+}
+
+async function benchOne(database: DatabaseName, table: string[][]) {
+  const bench = await benchDatabase(database)
+  try {
+    const seeding = performance.now()
+    await seedTodoItems(bench.db, rows, console.log)
+    console.log(
+      `${database}: seeded ${rows.toLocaleString()} rows in ${((performance.now() - seeding) / 1000).toFixed(1)} s`
+    )
+    const { app, db } = await createApp({ databaseUrl: bench.url })
+    const target: Target = { database, db, service: app.service('todo-items') as unknown as ResourceService }
+    try {
+      for (const scenario of scenarios) {
+        const [baseline, ...others] = variants(scenario, target)
+        const groups = await baseline.runOnce()
+        for (const variant of others) {
+          const answered = await variant.runOnce()
+          if (answered !== groups)
+            throw new Error(`${variant.label} gave ${answered} groups, expected ${groups}`)
+        }
+        const baseTime = await time(baseline.runOnce)
+        table.push([
+          database,
+          `${scenario.name} (${groups} groups)`,
+          baseline.label,
+          baseTime.toFixed(1),
+          '1.00'
+        ])
+        for (const variant of others) {
+          const variantTime = await time(variant.runOnce)
+          const ratio = (variantTime / baseTime).toFixed(2)
+          table.push([
+            database,
+            `${scenario.name} (${groups} groups)`,
+            variant.label,
+            variantTime.toFixed(1),
+            ratio
+          ])
+        }
+      }
+    } finally {
+      await db.destroy()
+    }
+  } finally {
+    await bench.drop()
+  }
+}
+
+async function main() {
+  console.log(`Aggregate benchmark, ${rows.toLocaleString()} rows, median of ${runs} runs`)
+  const table: string[][] = []
+  for (const database of benchDatabaseNames()) await benchOne(database, table)
+  const header = ['db', 'scenario', 'variant', 'median ms', 'ratio']
+  const widths = [8, 34, 20, 11, 6]
+  console.log(
+    '\n' + [header, ...table].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('')).join('\n')
+  )
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
