@@ -4,6 +4,7 @@ import type { ResourceDefinition } from './resource/definition'
 import { resolveResources, type ResolvedResource } from './resource/resolve'
 import { ResourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
+import { transactional } from './service/transaction'
 import { restRouter } from './rest/router'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import type { FeathersQueryState } from './declarations'
@@ -33,7 +34,11 @@ export function feathersQuery(options: FeathersQueryOptions) {
     for (const resource of resources) {
       const service = new ResourceService(resource, { Model: options.Model })
       app.use(resource.basePath, service, { methods: METHODS, events: [], resource })
-      app.service(resource.basePath).hooks({ before: resourceHooks(resource) })
+      const inTransaction = transactional(options.Model)
+      app.service(resource.basePath).hooks({
+        around: { create: [inTransaction], patch: [inTransaction], remove: [inTransaction] },
+        before: resourceHooks(resource)
+      })
     }
     const state: FeathersQueryState = {
       resources,

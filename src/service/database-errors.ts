@@ -10,10 +10,11 @@ const UNAVAILABLE_CODES = new Set([
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CON_COUNT_ERROR',
   'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  'ER_LOCK_WAIT_TIMEOUT',
-  'ER_LOCK_DEADLOCK'
+  'SQLITE_LOCKED'
 ])
+
+/** Concurrent transactions that could not both go through: the client may retry. */
+const CONCURRENCY_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40001', '40P01'])
 
 const CONFLICT_CODES = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505'])
 
@@ -36,8 +37,8 @@ const CONSTRAINT_CODES = new Set([
 
 /**
  * Turns a driver error into a Feathers error: an unreachable or busy database is a 503 the client may retry,
- * a violated constraint is the client's 400/409, anything else is our bug (500) and keeps its message out
- * of the response.
+ * a violated constraint is the client's 400/409, a deadlock between concurrent writes a 409 to retry,
+ * anything else is our bug (500) and keeps its message out of the response.
  */
 export function databaseError(error: unknown): FeathersError {
   if (error instanceof FeathersError) return error
@@ -47,6 +48,9 @@ export function databaseError(error: unknown): FeathersError {
     return new Unavailable('The database is unavailable, please retry')
   }
   if (code && CONFLICT_CODES.has(code)) return new Conflict('A record with the same unique value exists')
+  if (code && CONCURRENCY_CODES.has(code)) {
+    return new Conflict('A concurrent change got in the way; retry the request')
+  }
   if (code && CONSTRAINT_CODES.has(code)) {
     return new BadRequest('The data violates a database constraint', { reason: message })
   }

@@ -20,6 +20,7 @@ import type {
 } from '../query/model'
 import { andFilters } from '../query/filters'
 import { runQuery } from './database-errors'
+import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 
 export type ResourceRecord = Record<string, unknown>
@@ -62,8 +63,13 @@ export class ResourceService {
     return { resource: this.resource, dialect: dialectOf(this.Model), table: this.resource.table }
   }
 
+  /** The caller's transaction, the one the hook chain runs in, or the pool. */
+  private knex(params: ResourceParams): Knex {
+    return params.transaction?.trx ?? ambientTransaction(this.Model) ?? this.Model
+  }
+
   private db(params: ResourceParams = {}) {
-    const knex = params.transaction?.trx ?? this.Model
+    const knex = this.knex(params)
     return knex(this.resource.table)
   }
 
@@ -146,7 +152,7 @@ export class ResourceService {
     if (query.totalCount) {
       inner.select(this.Model.raw('COUNT(*) OVER (PARTITION BY ??) AS ??', [partition, PARTITION_TOTAL]))
     }
-    const knex = params.transaction?.trx ?? this.Model
+    const knex = this.knex(params)
     const rows: ResourceRecord[] = await runQuery(
       knex
         .select('*')
@@ -241,7 +247,8 @@ export class ResourceService {
 
   /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */
   private async inTransaction<T>(params: ResourceParams, work: (params: ResourceParams) => Promise<T>) {
-    if (params.transaction?.trx) return work(params)
+    const open = this.knex(params)
+    if (open !== this.Model) return work({ ...params, transaction: { trx: open as Knex.Transaction } })
     return runQuery(this.Model.transaction((trx) => work({ ...params, transaction: { trx } })))
   }
 

@@ -1,0 +1,44 @@
+import type { HookContext, NextFunction } from '@feathersjs/feathers'
+import type { Knex } from 'knex'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { runQuery } from './database-errors'
+
+interface Ambient {
+  knex: Knex
+  trx: Knex.Transaction
+}
+
+const ambient = new AsyncLocalStorage<Ambient>()
+
+/**
+ * The transaction a mutation hook chain runs in, for statements on the same database. Resource-service
+ * calls that hooks make inside the chain join it without passing `params.transaction`; otherwise, on SQLite's
+ * single connection, they would wait for the very connection the transaction holds.
+ */
+export function ambientTransaction(knex: Knex): Knex.Transaction | undefined {
+  const current = ambient.getStore()
+  return current && current.knex === knex && !current.trx.isCompleted() ? current.trx : undefined
+}
+
+/**
+ * An around hook that runs the whole call — the application's before and after hooks included — in one
+ * transaction, so that a hook failing after the write leaves no partial row. A caller's own transaction
+ * (`params.transaction`, as @feathersjs/knex's transaction hooks set it) is joined instead.
+ */
+export function transactional(knex: Knex) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return async (context: HookContext<any, any>, next: NextFunction) => {
+    if (context.params.transaction?.trx || ambientTransaction(knex)) return next()
+    await runQuery(
+      knex.transaction((trx) =>
+        ambient.run({ knex, trx }, async () => {
+          context.params = { ...context.params, transaction: { trx } }
+          await next()
+          // The transaction is this hook's; it must not leak to whoever reads the context afterwards.
+          const { transaction: _transaction, ...params } = context.params
+          context.params = params
+        })
+      )
+    )
+  }
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict'
+import { BadRequest } from '@feathersjs/errors'
+import type { HookContext } from '@feathersjs/feathers'
+import { createApp } from '../example/app'
+import { forEachDatabase } from './support/server'
+import { clearTables, seedTodoItems } from './support/seed'
+
+/** The example app with application hooks that fail after the write, and one that writes elsewhere first. */
+async function appWithFailingHooks(databaseUrl: string) {
+  const { app, db } = await createApp({ databaseUrl })
+  const failIfAsked = (context: HookContext) => {
+    if (context.params.headers?.['x-fail'] === 'after') throw new BadRequest('The after hook refused')
+  }
+  app.service('todo-items').hooks({
+    before: {
+      // A nested write through another resource service, made inside the mutation's hook chain.
+      patch: [
+        async (context: HookContext) => {
+          if (context.params.headers?.['x-fail'] !== 'after') return
+          await context.app.service('sub-tasks').create(
+            { title: 'made by a hook', todoItemId: String(context.id) },
+            { headers: {} }
+          )
+          await context.app.service('sub-tasks').find({ query: {} })
+        }
+      ]
+    },
+    after: { create: [failIfAsked], patch: [failIfAsked], remove: [failIfAsked] }
+  })
+  return { app, db }
+}
+
+forEachDatabase(
+  'Transactions: a hook failing after the write leaves nothing behind',
+  (env) => {
+    beforeEach(() => clearTables(env.server.db))
+
+    it('rolls back a create whose after hook throws', async () => {
+      const response = await env.server.http('POST', '/todo-items', { title: 'doomed' }, { 'x-fail': 'after' })
+      assert.equal(response.status, 400)
+      assert.equal(response.body.message, 'The after hook refused')
+      assert.deepEqual(await env.server.db('todo_items').select('id'), [])
+      const ok = await env.server.http('POST', '/todo-items', { title: 'kept' })
+      assert.equal(ok.status, 201)
+    })
+
+    it('rolls back an update and the writes its hooks made through other services', async () => {
+      const [id] = await seedTodoItems(env.server.db, [{ title: 'before' }])
+      const response = await env.server.http('PATCH', `/todo-items/${id}`, { title: 'after' }, { 'x-fail': 'after' })
+      assert.equal(response.status, 400)
+      const row = await env.server.db('todo_items').where('id', id).first()
+      assert.equal(row.title, 'before')
+      assert.deepEqual(await env.server.db('sub_tasks').select('id'), [])
+    })
+
+    it('rolls back a delete whose after hook throws', async () => {
+      const [id] = await seedTodoItems(env.server.db, [{ title: 'stays' }])
+      const response = await env.server.http('DELETE', `/todo-items/${id}`, undefined, { 'x-fail': 'after' })
+      assert.equal(response.status, 400)
+      assert.equal((await env.server.db('todo_items').where('id', id).first()).title, 'stays')
+    })
+
+    it('serves reads while mutations come and go', async () => {
+      const [id] = await seedTodoItems(env.server.db, [{ title: 'busy' }])
+      const work = Array.from({ length: 20 }, (_, index) =>
+        index % 2
+          ? env.server.http('GET', `/todo-items/${id}`)
+          : env.server.http('PATCH', `/todo-items/${id}`, { priority: index }, index % 4 ? {} : { 'x-fail': 'after' })
+      )
+      const statuses = (await Promise.all(work)).map((response) => response.status)
+      // MariaDB may pick a deadlock victim among writers of the same row (409, retryable); nothing else.
+      assert.ok(statuses.every((status) => [200, 400, 409].includes(status)), statuses.join(','))
+      assert.ok(statuses.filter((_, index) => index % 2).every((status) => status === 200), 'reads all succeed')
+    })
+  },
+  appWithFailingHooks
+)
