@@ -17,7 +17,6 @@ const rows = Number(values.rows ?? 1_000_000)
 const runs = Number(values.runs ?? 5)
 
 type DatabaseName = 'sqlite' | 'mysql'
-type RunOnce = () => Promise<unknown>
 
 interface Scenario {
   name: string
@@ -82,17 +81,28 @@ function variants(scenario: Scenario, target: Target): Variant[] {
   ]
 }
 
-/** Median milliseconds of `runs` calls after a warm-up call. */
-async function time(runOnce: RunOnce): Promise<number> {
-  await runOnce()
-  const samples: number[] = []
-  for (let run = 0; run < runs; run++) {
-    const started = performance.now()
-    await runOnce()
-    samples.push(performance.now() - started)
+const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]
+
+/**
+ * Median milliseconds per variant. Every variant is run (and its group count checked) before any is timed,
+ * and the timed runs are interleaved, so that cache warming and load on the database server weigh on every
+ * variant alike rather than on whichever runs first.
+ */
+async function timeVariants(variants: Variant[]) {
+  const groups = await variants[0].runOnce()
+  for (const variant of variants.slice(1)) {
+    const answered = await variant.runOnce()
+    if (answered !== groups) throw new Error(`${variant.label} gave ${answered} groups, expected ${groups}`)
   }
-  samples.sort((a, b) => a - b)
-  return samples[Math.floor(samples.length / 2)]
+  const samples: number[][] = variants.map(() => [])
+  for (let run = 0; run < runs; run++) {
+    for (const [index, variant] of variants.entries()) {
+      const started = performance.now()
+      await variant.runOnce()
+      samples[index].push(performance.now() - started)
+    }
+  }
+  return { groups, medians: samples.map(median) }
 }
 
 async function benchOne(database: DatabaseName, table: string[][]) {
@@ -100,39 +110,19 @@ async function benchOne(database: DatabaseName, table: string[][]) {
   try {
     const seeding = performance.now()
     await seedTodoItems(bench.db, rows, console.log)
-    console.log(
-      `${database}: seeded ${rows.toLocaleString()} rows in ${((performance.now() - seeding) / 1000).toFixed(1)} s`
-    )
+    const seconds = ((performance.now() - seeding) / 1000).toFixed(1)
+    console.log(`${database}: seeded ${rows.toLocaleString()} rows in ${seconds} s`)
     const { app, db } = await createApp({ databaseUrl: bench.url })
     const target: Target = { database, db, service: app.service('todo-items') as unknown as ResourceService }
     try {
       for (const scenario of scenarios) {
-        const [baseline, ...others] = variants(scenario, target)
-        const groups = await baseline.runOnce()
-        for (const variant of others) {
-          const answered = await variant.runOnce()
-          if (answered !== groups)
-            throw new Error(`${variant.label} gave ${answered} groups, expected ${groups}`)
-        }
-        const baseTime = await time(baseline.runOnce)
-        table.push([
-          database,
-          `${scenario.name} (${groups} groups)`,
-          baseline.label,
-          baseTime.toFixed(1),
-          '1.00'
-        ])
-        for (const variant of others) {
-          const variantTime = await time(variant.runOnce)
-          const ratio = (variantTime / baseTime).toFixed(2)
-          table.push([
-            database,
-            `${scenario.name} (${groups} groups)`,
-            variant.label,
-            variantTime.toFixed(1),
-            ratio
-          ])
-        }
+        const runners = variants(scenario, target)
+        const { groups, medians } = await timeVariants(runners)
+        runners.forEach((variant, index) => {
+          const ratio = (medians[index] / medians[0]).toFixed(2)
+          const name = `${scenario.name} (${groups} groups)`
+          table.push([database, name, variant.label, medians[index].toFixed(1), ratio])
+        })
       }
     } finally {
       await db.destroy()
