@@ -1,4 +1,5 @@
 import type { GraphQLSchema } from 'graphql'
+import type { OpenApiDocument } from './openapi/types'
 import type { ResolvedResource } from './resource/resolve'
 import type { ResourceService } from './service/resource-service'
 
@@ -15,4 +16,8 @@ export interface FeathersQueryState {
   serviceOf(resource: ResolvedResource): ResourceService
   /** The schema served at the GraphQL endpoint, unless it is turned off. */
   graphqlSchema?: GraphQLSchema
+  /** The document served as OpenAPI JSON, unless it is turned off. */
+  openApiDocument?: OpenApiDocument
+  /** The path of the GraphQL endpoint, where errors are answered in GraphQL's shape. */
+  graphqlPath?: string
 }

@@ -48,6 +48,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
     if (options.graphql !== false) {
       const graphql = graphqlMiddleware(app, resources, options.graphql)
       state.graphqlSchema = graphql.schema
+      state.graphqlPath = graphql.path
       app.use(graphql)
     }
     const router = restRouter(app, resources)

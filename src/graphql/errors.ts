@@ -12,6 +12,12 @@ const CODES: Record<number, string> = {
   503: 'SERVICE_UNAVAILABLE'
 }
 
+/** The `extensions.code` a Feathers error has in a GraphQL response. */
+export function graphqlCodeOf(error: FeathersError) {
+  if (CODES[error.code]) return CODES[error.code]
+  return error.code >= 500 ? 'INTERNAL_SERVER_ERROR' : error.className.replace(/-/g, '_').toUpperCase()
+}
+
 function withExtensions(error: GraphQLError, message: string, extensions: Record<string, unknown>) {
   return new GraphQLError(message, {
     nodes: error.nodes,
@@ -26,7 +32,7 @@ function withExtensions(error: GraphQLError, message: string, extensions: Record
 /** A client error keeps its message (and `errors`, naming the offending fields); a server error is hidden. */
 function fromFeathersError(error: GraphQLError, feathersError: FeathersError, log: GraphqlErrorLogger) {
   if (feathersError.code >= 400 && feathersError.code < 500) {
-    const code = CODES[feathersError.code] ?? feathersError.className.replace(/-/g, '_').toUpperCase()
+    const code = graphqlCodeOf(feathersError)
     const { errors } = feathersError as { errors?: unknown }
     const listed = Array.isArray(errors) ? { errors } : {}
     return withExtensions(error, feathersError.message, { code, ...listed })

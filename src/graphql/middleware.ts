@@ -51,6 +51,23 @@ export function graphqlMiddleware(
     if (ctx.path !== path) return next()
     koaContexts.set(ctx.req, ctx)
     await handle(ctx, next)
+    if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === '')) describeRefusal(ctx)
   }
-  return Object.assign(middleware, { schema })
+  return Object.assign(middleware, { schema, path })
+}
+
+/**
+ * graphql-http refuses a wrong method (405) or media type (415), or an unparsable request (400), with an
+ * empty body; clients get a GraphQL error with a code instead, like every other failure.
+ */
+function describeRefusal(ctx: Context) {
+  const reasons: Record<number, [string, string]> = {
+    405: ['METHOD_NOT_ALLOWED', 'GraphQL takes GET and POST requests'],
+    406: ['NOT_ACCEPTABLE', 'Accept application/json or application/graphql-response+json'],
+    415: ['UNSUPPORTED_MEDIA_TYPE', 'POST GraphQL requests as Content-Type: application/json']
+  }
+  const [code, message] = reasons[ctx.status] ?? ['BAD_REQUEST', ctx.message || 'Malformed GraphQL request']
+  const status = ctx.status
+  ctx.body = { errors: [{ message, extensions: { code } }] }
+  ctx.status = status
 }

@@ -1,6 +1,8 @@
 import { FeathersError, GeneralError, convert } from '@feathersjs/errors'
 import type { Context, Next } from 'koa'
 import { UnsupportedMediaType } from './request-body'
+import { graphqlCodeOf } from '../graphql/errors'
+import type { FeathersQueryState } from '../declarations'
 
 class PayloadTooLarge extends FeathersError {
   constructor(message: string) {
@@ -18,6 +20,18 @@ function fromHttpError(error: { status?: number; statusCode?: number; message?: 
     return convert({ name: 'BadRequest', message: status === 400 ? `Malformed request: ${message}` : message, code: status })
   }
   return undefined
+}
+
+/** Failures before the GraphQL endpoint got the request (e.g. unparsable JSON) are still GraphQL errors there. */
+function isGraphqlRequest(ctx: Context) {
+  const state = (ctx.app as unknown as { get?(name: string): FeathersQueryState | undefined }).get?.('feathersQuery')
+  return state?.graphqlPath !== undefined && ctx.path === state.graphqlPath
+}
+
+function graphqlBody(error: FeathersError) {
+  const { errors } = error as { errors?: unknown }
+  const listed = Array.isArray(errors) ? { errors } : {}
+  return { errors: [{ message: error.message, extensions: { code: graphqlCodeOf(error), ...listed } }] }
 }
 
 export type ErrorLogger = (error: unknown, ctx: Context) => void
@@ -40,7 +54,7 @@ export function errorHandler(log: ErrorLogger = (error) => console.error(error))
       else error = fromHttpError(raw as object) ?? new GeneralError('Internal server error')
       if (error.code >= 500) log((raw as { cause?: unknown })?.cause ?? raw, ctx)
       ctx.status = error.code
-      ctx.body = error.toJSON()
+      ctx.body = isGraphqlRequest(ctx) ? graphqlBody(error) : error.toJSON()
     }
   }
 }

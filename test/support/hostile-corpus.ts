@@ -1,0 +1,217 @@
+/**
+ * A deterministic corpus of malformed and hostile requests. Every request that could write is made invalid
+ * on purpose (an unknown or ill-typed field, a missing record, a broken body), so that the database must be
+ * exactly as before once the corpus has run; read requests may be valid and carry hostile values anyway.
+ */
+export interface HostileRequest {
+  method: string
+  path: string
+  body?: string
+  headers: Record<string, string>
+}
+
+function random(seed: number) {
+  // mulberry32: small, fast and reproducible.
+  return () => {
+    seed |= 0
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+export const HOSTILE_STRINGS = [
+  '',
+  ' ',
+  'abc',
+  '-1',
+  '0',
+  '1.5',
+  '1e309',
+  '-1e309',
+  '9'.repeat(400),
+  'NaN',
+  'Infinity',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  "' OR '1'='1",
+  "1; DROP TABLE todo_items; --",
+  '" OR ""="',
+  "') OR ('a'='a",
+  '`id`',
+  '%',
+  '_',
+  '%%%%',
+  '\\',
+  '\\%',
+  '\u0000',
+  '\u202e',
+  '😀🔥',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '__proto__',
+  'constructor',
+  'x'.repeat(3000),
+  '2026-13-45T99:99:99Z',
+  '0000-00-00 00:00:00',
+  'YXJyYXljb25uZWN0aW9uOi0x',
+  'YXJyYXljb25uZWN0aW9uOjk5OTk5OTk5OTk5OTk5OTk5OQ==',
+  '=cmd|"/c calc"!A1'
+]
+
+const HOSTILE_VALUES: unknown[] = [
+  ...HOSTILE_STRINGS,
+  -1,
+  0,
+  1.5,
+  2 ** 31,
+  2 ** 53 + 1,
+  -(2 ** 63),
+  1e308,
+  true,
+  false,
+  null,
+  [],
+  [1, 2],
+  {},
+  { $gt: '' },
+  { eq: 1 },
+  { __proto__: { polluted: true } },
+  'x'.repeat(20000)
+]
+
+const QUERY_NAMES = [
+  'limit',
+  'offset',
+  'id',
+  'title',
+  'description',
+  'completed',
+  'priority',
+  'created',
+  'updated',
+  'age',
+  'query',
+  'createdBy',
+  'sort',
+  '$limit',
+  'filter[title][like]',
+  'title[$ne]',
+  '__proto__',
+  'constructor[prototype]',
+  "title' OR 1=1",
+  'todoItemId'
+]
+
+const FIELDS = ['id', 'title', 'description', 'completed', 'created', 'updated', 'priority']
+const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'notLike', 'iLike', 'notILike', 'in', 'notIn', 'is', 'isNot', 'between', 'notBetween']
+
+function pick<T>(next: () => number, values: readonly T[]): T {
+  return values[Math.floor(next() * values.length)]
+}
+
+function json(value: unknown) {
+  return JSON.stringify(value)
+}
+
+function graphqlLiteral(next: () => number): string {
+  const value = pick(next, HOSTILE_VALUES)
+  if (typeof value === 'string') return json(value)
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value)
+  if (Array.isArray(value)) return `[${value.map((item) => json(item)).join(', ')}]`
+  return `{lower: ${json(String(next()))}, upper: 1}`
+}
+
+function nestedFilter(depth: number, operator: 'and' | 'or'): string {
+  let filter = '{id: {eq: 1}}'
+  for (let level = 0; level < depth; level++) filter = `{${operator}: [${filter}]}`
+  return filter
+}
+
+function restRequest(next: () => number, ids: number[]): HostileRequest {
+  const kind = Math.floor(next() * 8)
+  const missingId = 9_000_000 + Math.floor(next() * 1000)
+  const value = () => {
+    const chosen = pick(next, HOSTILE_VALUES)
+    return typeof chosen === 'string' ? chosen : json(chosen)
+  }
+  const queryString = () => {
+    const parts = Array.from({ length: 1 + Math.floor(next() * 3) }, () =>
+      `${encodeURIComponent(pick(next, QUERY_NAMES))}=${encodeURIComponent(value().slice(0, 1500))}`
+    )
+    return parts.join('&')
+  }
+  const jsonHeaders = { 'content-type': 'application/json' }
+  switch (kind) {
+    case 0:
+      return { method: 'GET', path: `/todo-items?${queryString()}`, headers: {} }
+    case 1:
+      return { method: 'GET', path: `/todo-items/${encodeURIComponent(value().slice(0, 1500))}`, headers: {} }
+    case 2:
+      return { method: 'GET', path: `/todo-items/export?${queryString()}`, headers: {} }
+    case 3: {
+      // Creates are always invalid: a hostile value in a typed field, or an unknown field next to it.
+      const field = pick(next, ['title', 'completed', 'priority', 'description', 'id', 'created', 'age', 'extra'])
+      const body: Record<string, unknown> = { title: pick(next, HOSTILE_STRINGS), [field]: pick(next, HOSTILE_VALUES) }
+      body[pick(next, ['unknown', '__proto__x', 'createdBy', 'id'])] = 1
+      return { method: 'POST', path: '/todo-items', body: json(body), headers: jsonHeaders }
+    }
+    case 4: {
+      // Updates of existing records carry an invalid property; others target a record that does not exist.
+      const existing = next() < 0.5
+      const body: Record<string, unknown> = { [pick(next, FIELDS)]: pick(next, HOSTILE_VALUES) }
+      if (existing) body[pick(next, ['nope', 'age', 'created', 'createdBy'])] = pick(next, HOSTILE_VALUES) ?? 1
+      const id = existing ? pick(next, ids) : missingId
+      return { method: pick(next, ['PUT', 'PATCH']), path: `/todo-items/${id}`, body: json(body), headers: jsonHeaders }
+    }
+    case 5: {
+      const broken = pick(next, ['{', '{"title": }', '[', 'null', '"string"', '{"title": "x",}', '\u0000', '{"a":' + '['.repeat(5000)])
+      const headers = pick(next, [jsonHeaders, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, { 'content-type': 'multipart/form-data; boundary=x' }, {}])
+      return { method: pick(next, ['POST', 'PUT', 'PATCH']), path: `/todo-items${next() < 0.5 ? '' : `/${pick(next, ids)}`}`, body: broken, headers }
+    }
+    case 6:
+      return { method: 'DELETE', path: `/todo-items/${encodeURIComponent(next() < 0.5 ? String(missingId) : value().slice(0, 500))}`, headers: {} }
+    default:
+      return { method: pick(next, ['PUT', 'PATCH', 'DELETE', 'POST', 'OPTIONS', 'PROPFIND']), path: pick(next, ['/todo-items/export', '/todo-items/1/2', '/sub-tasks/%', '/todo-items/%E0%A4%A']), headers: {} }
+  }
+}
+
+function graphqlRequest(next: () => number): HostileRequest {
+  const kind = Math.floor(next() * 8)
+  const headers = { 'content-type': 'application/json' }
+  const query = (text: string, variables?: unknown) => ({ method: 'POST', path: '/graphql', body: json({ query: text, variables }), headers })
+  const field = () => pick(next, [...FIELDS, 'age', 'createdBy', "title' OR 1=1", '__proto__'])
+  switch (kind) {
+    case 0:
+      return query(`{ todoItems(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { edges { node { id } } } }`)
+    case 1:
+      return query(`{ todoItems(sorting: [{field: ${pick(next, ['id', 'title', 'age', 'DROP', 'created'])}, direction: ${pick(next, ['ASC', 'DESC', 'UP'])}, nulls: ${pick(next, ['NULLS_FIRST', 'NULLS_LAST', 'NONE'])}}]) { edges { node { id } } } }`)
+    case 2:
+      return query(`{ todoItems(paging: {first: ${pick(next, ['0', '-1', '51', '2147483648', '1.5', '"x"', 'null'])}, after: ${graphqlLiteral(next)}}) { pageInfo { endCursor } } }`)
+    case 3:
+      return query(`{ todoItems(filter: ${nestedFilter(Math.floor(next() * 60), pick(next, ['and', 'or']))}) { edges { node { id } } } }`)
+    case 4:
+      return query('query($f: TodoItemFilter, $p: CursorPaging) { todoItems(filter: $f, paging: $p) { edges { node { id title } } } }', {
+        f: { [field()]: { [pick(next, OPERATORS)]: pick(next, HOSTILE_VALUES) } },
+        p: { first: pick(next, HOSTILE_VALUES), before: pick(next, HOSTILE_STRINGS) }
+      })
+    case 5:
+      return query(`{ todoItem(id: ${graphqlLiteral(next)}) { id title subTasks(paging: {last: ${pick(next, ['1', '0', '-5', '100'])}, before: ${graphqlLiteral(next)}}) { edges { node { id } } } } }`)
+    case 6:
+      return query(`{ todoItemAggregate(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { groupBy { ${pick(next, ['completed', 'created(by: WEEK)', 'created(by: DECADE)', 'age', 'createdBy'])} } count { id } } }`)
+    default: {
+      const body = pick(next, ['{', '{"query": 1}', '{"query": "{"}', '{"query": "mutation { x }"}', '{"query": "{ todoItems { edges { node { id } } } }", "variables": "x"}', 'null', '[]', `{"query": "${'{ a '.repeat(300)}"}`, '{"query": "subscription { a }"}'])
+      return { method: pick(next, ['POST', 'GET', 'PUT']), path: pick(next, ['/graphql', '/graphql?query=%7B', '/graphql?query=' + encodeURIComponent('{ todoItems { totalCount } }') + '&variables=%7B']), body: body, headers: pick(next, [headers, { 'content-type': 'text/plain' }, {}]) }
+    }
+  }
+}
+
+/** `count` requests, half REST and half GraphQL, the same for the same seed. */
+export function hostileCorpus(count: number, ids: number[], seed = 20261122): HostileRequest[] {
+  const next = random(seed)
+  return Array.from({ length: count }, (_, index) => (index % 2 ? graphqlRequest(next) : restRequest(next, ids)))
+}
