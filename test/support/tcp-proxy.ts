@@ -1,0 +1,48 @@
+import net from 'node:net'
+
+/**
+ * A TCP proxy to a database that a test can cut (open connections reset, new ones refused, as when the
+ * server stops) and restore (listening again on the same port, as when it comes back).
+ */
+export class TcpProxy {
+  private server?: net.Server
+  private sockets = new Set<net.Socket>()
+  port = 0
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number
+  ) {}
+
+  async start(port = 0) {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(this.targetPort, this.targetHost)
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket)
+        socket.on('close', () => this.sockets.delete(socket))
+        socket.on('error', () => {
+          client.destroy()
+          upstream.destroy()
+        })
+      }
+      client.pipe(upstream).pipe(client)
+    })
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve))
+    this.port = (this.server.address() as net.AddressInfo).port
+  }
+
+  async cut() {
+    for (const socket of this.sockets) socket.resetAndDestroy()
+    this.sockets.clear()
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()))
+  }
+
+  async restore() {
+    if (!this.server?.listening) await this.start(this.port)
+  }
+
+  async stop() {
+    for (const socket of this.sockets) socket.destroy()
+    if (this.server?.listening) await new Promise<void>((resolve) => this.server!.close(() => resolve()))
+  }
+}
