@@ -77,7 +77,7 @@ export const parseWithCode: typeof parse = (source, options) => {
 
 export const validateWithCode: typeof validate = (...args) =>
   validate(...args).map((error) =>
-    withExtensions(error, error.message, { code: 'GRAPHQL_VALIDATION_FAILED' })
+    error.extensions.code ? error : withExtensions(error, error.message, { code: 'GRAPHQL_VALIDATION_FAILED' })
   )
 
 /**

@@ -13,6 +13,7 @@ import {
   type GraphqlErrorLogger
 } from './errors'
 import { buildGraphqlSchema } from './schema'
+import { DEFAULT_LIMITS, operationLimits, type GraphqlLimits } from './limits'
 import type { GraphqlSchemaPart } from './types'
 
 export interface GraphqlOptions {
@@ -22,6 +23,8 @@ export interface GraphqlOptions {
   parts?: GraphqlSchemaPart[]
   /** Receives unexpected errors, which clients see only as INTERNAL_SERVER_ERROR (default console.error). */
   logError?: GraphqlErrorLogger
+  /** What one request may cost: depth, complexity and size of the document. */
+  limits?: GraphqlLimits
 }
 
 /**
@@ -36,13 +39,14 @@ export function graphqlMiddleware(
   const path = options.path ?? '/graphql'
   const log = options.logError ?? ((error: unknown) => console.error(error))
   const schema = buildGraphqlSchema(resources, options.parts)
+  const limits = { ...DEFAULT_LIMITS, ...options.limits }
   // graphql-http hands the context factory its own request object; the Koa context is found through it.
   const koaContexts = new WeakMap<IncomingMessage, Context>()
   const handle = createHandler<GraphqlContext>({
     schema,
-    parse: parseWithCode,
+    parse: (source, parseOptions) => parseWithCode(source, { ...parseOptions, maxTokens: limits.maxTokens }),
     validate: validateWithCode,
-    validationRules: [knownOperationTypes],
+    validationRules: [knownOperationTypes, operationLimits(limits, pageSizes(resources))],
     context: (request) => createGraphqlContext(app, koaContexts.get(request.raw)!),
     onOperation: (_request, _args, result) => dedupeErrors(result),
     formatError: formatGraphqlError(log)
@@ -70,4 +74,12 @@ function describeRefusal(ctx: Context) {
   const status = ctx.status
   ctx.body = { errors: [{ message, extensions: { code } }] }
   ctx.status = status
+}
+
+/** The page size a connection without `first`/`last` gets, and the largest any resource allows. */
+function pageSizes(resources: ResolvedResource[]) {
+  return {
+    defaultSize: Math.max(...resources.map((resource) => resource.query.defaultResultSize ?? 10)),
+    largest: Math.max(...resources.map((resource) => resource.query.maxResultsSize))
+  }
 }

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { feathers } from '@feathersjs/feathers'
+import { koa, bodyParser } from '@feathersjs/koa'
+import knex from 'knex'
+import { knexConfig } from '../example/database'
+import { migrateLatest } from '../example/migrations'
+import { todoItemResource } from '../example/resources/todo-item'
+import { subTaskResource } from '../example/resources/sub-task'
+import { errorHandler, feathersQuery } from '../src'
+import { forEachDatabase } from './support/server'
+
+const nested = (levels: number) => {
+  let selection = 'id'
+  for (let level = 0; level < levels; level++) {
+    selection = level % 2 ? `todoItem { id ${selection.replace(/^id /, '')} }` : `subTasks { edges { node { id ${selection} } } }`
+  }
+  return `{ todoItems { edges { node { ${selection} } } } }`
+}
+
+forEachDatabase('Limits: what one request may cost', (env) => {
+  it('refuses a query nested too deeply before running anything', async () => {
+    let response: any
+    const statements = await env.server.countStatements(async () => {
+      response = await env.server.http('POST', '/graphql', { query: nested(8) })
+    })
+    assert.equal(statements, 0)
+    assert.equal(response.body.errors[0].extensions.code, 'QUERY_TOO_DEEP')
+    assert.match(response.body.errors[0].message, /at most 12 are allowed/)
+  })
+
+  it('refuses a query whose nested pages multiply beyond the complexity limit', async () => {
+    const query = `{ todoItems(paging: {first: 50}) { edges { node { id subTasks(paging: {first: 50}) { edges { node {
+      id todoItem { id subTasks(paging: {first: 50}) { edges { node { id title } } } } } } } } } } }`
+    const response = await env.server.http('POST', '/graphql', { query })
+    assert.equal(response.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX')
+    assert.ok(response.body.errors[0].extensions.cost > 25000)
+    const variables = await env.server.http('POST', '/graphql', {
+      query: `query($p: CursorPaging) { todoItems(paging: $p) { edges { node { subTasks(paging: $p) { edges { node {
+        todoItem { subTasks(paging: $p) { edges { node { id } } } } } } } } } } }`,
+      variables: { p: { first: 2 } }
+    })
+    assert.equal(variables.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX', 'page sizes in variables count as the largest')
+  })
+
+  it('lets an ordinary nested page through', async () => {
+    const query = `{ todoItems(paging: {first: 25}) { edges { node { id title subTasks { edges { node { id title todoItem { id } } } } } } } }`
+    const response = await env.server.http('POST', '/graphql', { query })
+    assert.equal(response.body.errors, undefined)
+  })
+
+  it('refuses a document with too many tokens', async () => {
+    const query = `{ todoItems { edges { node { ${'id '.repeat(12000)} } } } }`
+    const response = await env.server.http('POST', '/graphql', { query })
+    assert.equal(response.body.errors[0].extensions.code, 'GRAPHQL_PARSE_FAILED')
+    assert.match(response.body.errors[0].message, /tokens/)
+  })
+
+  it('refuses bodies over the parser limit with 413, in the shape of the endpoint', async () => {
+    const huge = JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024) })
+    const rest = await env.server.http('POST', '/todo-items', huge)
+    assert.equal(rest.status, 413)
+    assert.equal(rest.body.name, 'PayloadTooLarge')
+    const graphql = await env.server.http('POST', '/graphql', JSON.stringify({ query: '{ todoItems { totalCount } }', padding: 'x'.repeat(2 * 1024 * 1024) }))
+    assert.equal(graphql.status, 413)
+    assert.equal(graphql.body.errors[0].extensions.code, 'PAYLOAD_TOO_LARGE')
+  })
+})
+
+/** The limits are options of the plugin. */
+async function tightApp(databaseUrl: string) {
+  const db = knex(knexConfig(databaseUrl))
+  await migrateLatest(db)
+  const app = koa(feathers())
+  app.use(errorHandler(() => {}))
+  app.use(bodyParser({ jsonLimit: '1kb' }))
+  app.configure(
+    feathersQuery({
+      Model: db,
+      resources: [todoItemResource, subTaskResource],
+      graphql: { limits: { maxDepth: 3, maxComplexity: 100, maxTokens: 50 } }
+    })
+  )
+  return { app, db }
+}
+
+forEachDatabase(
+  'Limits: configured',
+  (env) => {
+    it('applies the configured depth, complexity, token and body limits', async () => {
+      const deep = await env.server.http('POST', '/graphql', { query: '{ todoItems { edges { node { subTasks { edges { node { id } } } } } } }' })
+      assert.equal(deep.body.errors[0].extensions.code, 'QUERY_TOO_DEEP')
+      const shallow = await env.server.http('POST', '/graphql', { query: '{ todoItems { totalCount } }' })
+      assert.equal(shallow.body.errors, undefined)
+      const body = await env.server.http('POST', '/todo-items', { title: 'x'.repeat(2000) })
+      assert.equal(body.status, 413)
+    })
+  },
+  tightApp
+)
