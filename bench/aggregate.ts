@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import type { Server } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { createApp } from '../example/app'
@@ -7,8 +8,10 @@ import { benchDatabase, benchDatabaseNames, seedTodoItems } from './support/data
 
 /**
  * Aggregate benchmark: N todo items aggregated through the service API (hooks, validation, SQL compilation,
- * decoding) against the same GROUP BY statement written by hand and run through knex in the same process.
- * Prints the median of several runs and the ratio to that baseline.
+ * decoding) and through `todoItemAggregate` over HTTP (POST /graphql to the example app listening in this
+ * process: HTTP, GraphQL parsing, validation and serialization on top), against the same GROUP BY statement
+ * written by hand and run through knex in the same process. Prints the median of several runs and the ratio
+ * to that baseline.
  *
  *   npm run bench:aggregate -- --rows 1000000 --runs 5      (MariaDB too when MYSQL_URL is set)
  */
@@ -21,6 +24,8 @@ type DatabaseName = 'sqlite' | 'mysql'
 interface Scenario {
   name: string
   request: AggregateRequest & { partitionBy?: undefined }
+  /** The same request as a GraphQL query. */
+  graphql: string
   /** The statement the service should produce, written by hand per database. */
   sql: Record<DatabaseName, string>
 }
@@ -32,11 +37,13 @@ const scenarios: Scenario[] = [
   {
     name: 'groupBy completed',
     request: { groupBy: [{ field: 'completed' }], count: ['id'], avg: ['priority'] },
+    graphql: '{ todoItemAggregate { groupBy { completed } count { id } avg { priority } } }',
     sql: { sqlite: byCompleted, mysql: byCompleted }
   },
   {
     name: 'groupBy created DAY',
     request: { groupBy: [{ field: 'created', by: 'DAY' }], count: ['id'], max: ['priority'] },
+    graphql: '{ todoItemAggregate { groupBy { created(by: DAY) } count { id } max { priority } } }',
     sql: {
       sqlite:
         "SELECT strftime('%Y-%m-%d', created / 1000.0, 'unixepoch') AS day, COUNT(id), MAX(priority) " +
@@ -58,12 +65,23 @@ interface Target {
   database: DatabaseName
   db: Knex
   service: ResourceService
+  /** Where the example app listens. */
+  baseUrl: string
 }
 
-/**
- * The ways one scenario is run, the baseline first. A GraphQL-over-HTTP variant is one more entry here,
- * posting `todoItemAggregate` to a listening server.
- */
+/** Posts a query to /graphql and returns the length of its `todoItemAggregate` list. */
+async function postGraphql(baseUrl: string, query: string) {
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query })
+  })
+  const body = (await response.json()) as { data?: { todoItemAggregate: unknown[] }; errors?: unknown }
+  if (!body.data) throw new Error(`GraphQL failed: ${JSON.stringify(body.errors)}`)
+  return body.data.todoItemAggregate.length
+}
+
+/** The ways one scenario is run, the baseline first. */
 function variants(scenario: Scenario, target: Target): Variant[] {
   return [
     {
@@ -77,6 +95,10 @@ function variants(scenario: Scenario, target: Target): Variant[] {
     {
       label: 'service.aggregate',
       runOnce: async () => (await target.service.aggregate(scenario.request)).length
+    },
+    {
+      label: 'GraphQL over HTTP',
+      runOnce: () => postGraphql(target.baseUrl, scenario.graphql)
     }
   ]
 }
@@ -113,7 +135,11 @@ async function benchOne(database: DatabaseName, table: string[][]) {
     const seconds = ((performance.now() - seeding) / 1000).toFixed(1)
     console.log(`${database}: seeded ${rows.toLocaleString()} rows in ${seconds} s`)
     const { app, db } = await createApp({ databaseUrl: bench.url })
-    const target: Target = { database, db, service: app.service('todo-items') as unknown as ResourceService }
+    const server: Server = await app.listen(0)
+    const address = server.address()
+    const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+    const service = app.service('todo-items') as unknown as ResourceService
+    const target: Target = { database, db, service, baseUrl }
     try {
       for (const scenario of scenarios) {
         const runners = variants(scenario, target)
@@ -125,6 +151,7 @@ async function benchOne(database: DatabaseName, table: string[][]) {
         })
       }
     } finally {
+      await new Promise((resolve) => server.close(resolve))
       await db.destroy()
     }
   } finally {

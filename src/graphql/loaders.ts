@@ -1,7 +1,15 @@
 import DataLoader from 'dataloader'
 import type { ResolvedField, ResolvedManyRelation, ResolvedOneRelation } from '../resource/resolve'
 import { andFilters } from '../query/filters'
-import type { Page, PartitionedPages, Scalar } from '../query/model'
+import type {
+  AggregateRequest,
+  AggregateResponse,
+  Filter,
+  Page,
+  PartitionedAggregates,
+  PartitionedPages,
+  Scalar
+} from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
 import type { CollectionRequest } from './collection-args'
 import type { ServiceCaller } from './context'
@@ -66,6 +74,24 @@ export class RelationLoaders {
       )) as PartitionedPages<ResourceRecord>
       const pages = new Map(result.partitions.map((partition) => [String(partition.key), partition.page]))
       return keys.map((parent) => pages.get(String(parent)) ?? emptyPage(request))
+    })
+  }
+
+  /**
+   * The aggregates of the relation's records per parent id, all parents in one `aggregate` partitioned by
+   * the foreign key. Parents without matching records get what an empty set aggregates to.
+   */
+  aggregate(relation: ResolvedManyRelation, request: AggregateRequest, filter: Filter | undefined) {
+    const { target, foreignKey } = relation
+    const key = `aggregate:${target.name}.${foreignKey.name}:${JSON.stringify({ request, filter })}`
+    return this.loader<AggregateResponse[]>(key, async (parentIds) => {
+      const keys = parentIds.map((id) => asForeignKey(foreignKey, id))
+      const ofParents = andFilters(filter, { [foreignKey.name]: { in: keys as Scalar[] } })
+      const result: PartitionedAggregates = await this.caller
+        .service(target)
+        .aggregate({ ...request, partitionBy: foreignKey.name }, this.caller.params({ filter: ofParents }))
+      const byParent = new Map(result.partitions.map(({ key: id, responses }) => [String(id), responses]))
+      return keys.map((parent) => byParent.get(String(parent)) ?? result.empty)
     })
   }
 

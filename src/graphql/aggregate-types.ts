@@ -1,0 +1,121 @@
+import {
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLInt,
+  GraphQLObjectType,
+  type GraphQLFieldConfigMap,
+  type GraphQLOutputType
+} from 'graphql'
+import { isNumericKind } from '../resource/field-kind'
+import type { ResolvedField, ResolvedResource } from '../resource/resolve'
+import { DATE_BUCKETS } from '../query/model'
+import { fieldScalar } from './field-types'
+import type { GraphqlTypes } from './types'
+
+/** `enum GroupBy {DAY WEEK MONTH YEAR}`: the bucket a date is truncated to when grouping by it. */
+export function groupByBucketType(types: GraphqlTypes) {
+  return types.named(
+    'GroupBy',
+    () =>
+      new GraphQLEnumType({
+        name: 'GroupBy',
+        description:
+          'Bucket of a date group: the day, the ISO week (from Monday), the month or the year, in UTC.',
+        values: Object.fromEntries(DATE_BUCKETS.map((bucket) => [bucket, { value: bucket }]))
+      })
+  )
+}
+
+/** Stored fields that aggregates may use: the filterable ones (filterOnly included). */
+function aggregatedFields(resource: ResolvedResource) {
+  return resource.fields.filter((field) => field.filterable && !field.computed)
+}
+
+/** Group keys: the filterable fields plus those offered for grouping only (audit columns). */
+function groupFields(resource: ResolvedResource) {
+  return resource.fields.filter((field) => (field.filterable || field.groupable) && !field.computed)
+}
+
+/** An object type of nullable fields, one per field, each of the type `typeOf` gives. */
+function membersType(
+  name: string,
+  fields: ResolvedField[],
+  typeOf: (field: ResolvedField) => GraphQLOutputType
+) {
+  return new GraphQLObjectType({
+    name,
+    fields: Object.fromEntries(
+      fields.map((field) => [field.name, { type: typeOf(field), description: field.description }])
+    )
+  })
+}
+
+export interface AggregateResponseOptions {
+  /** Type name prefix: the resource name, or parent + relation name (`TodoItemSubTasks`). */
+  prefix: string
+  /**
+   * Date group keys take `by: GroupBy = DAY`. The root query's do; relation aggregates' do not, as in
+   * nestjs-query (they group dates by day).
+   */
+  dateBuckets: boolean
+}
+
+function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: AggregateResponseOptions) {
+  const name = `${options.prefix}AggregateGroupBy`
+  return types.named(name, () => {
+    const fields: GraphQLFieldConfigMap<unknown, unknown> = {}
+    for (const field of groupFields(resource)) {
+      fields[field.name] = { type: fieldScalar(types, field), description: field.description }
+      if (field.kind === 'date' && options.dateBuckets) {
+        fields[field.name].args = {
+          by: {
+            type: groupByBucketType(types),
+            defaultValue: 'DAY',
+            description: 'Group by the start of the day, week, month or year (00:00 UTC).'
+          }
+        }
+      }
+    }
+    return new GraphQLObjectType({ name, fields })
+  })
+}
+
+/**
+ * `<Prefix>AggregateResponse {groupBy count sum avg min max}`, all nullable and selected by the client:
+ * count of every filterable field (non-null values, Int), sum and avg of the numeric ones (Float; left out
+ * when there are none), min and max of all but booleans (the field's own type), groupBy keys with their own
+ * type. The shapes and names of nestjs-query.
+ */
+export function aggregateResponseType(
+  types: GraphqlTypes,
+  resource: ResolvedResource,
+  options: AggregateResponseOptions
+): GraphQLObjectType {
+  const { prefix } = options
+  const name = `${prefix}AggregateResponse`
+  return types.named(name, () => {
+    const fields = aggregatedFields(resource)
+    const numeric = fields.filter((field) => isNumericKind(field.kind))
+    const ordered = fields.filter((field) => field.kind !== 'boolean')
+    const own = (field: ResolvedField) => fieldScalar(types, field)
+    const members: GraphQLFieldConfigMap<unknown, unknown> = {
+      groupBy: {
+        type: groupByType(types, resource, options),
+        description: 'The group of this entry: selecting fields here groups by them.'
+      },
+      count: {
+        type: membersType(`${prefix}CountAggregate`, fields, () => GraphQLInt),
+        description: 'Number of non-null values.'
+      }
+    }
+    if (numeric.length) {
+      members.sum = { type: membersType(`${prefix}SumAggregate`, numeric, () => GraphQLFloat) }
+      members.avg = { type: membersType(`${prefix}AvgAggregate`, numeric, () => GraphQLFloat) }
+    }
+    if (ordered.length) {
+      members.min = { type: membersType(`${prefix}MinAggregate`, ordered, own) }
+      members.max = { type: membersType(`${prefix}MaxAggregate`, ordered, own) }
+    }
+    return new GraphQLObjectType({ name, fields: members })
+  })
+}
