@@ -2,12 +2,33 @@ import { feathers } from '@feathersjs/feathers'
 import { koa, bodyParser, serveStatic, type Application } from '@feathersjs/koa'
 import knex, { type Knex } from 'knex'
 import { resolve } from 'node:path'
-import { errorHandler, feathersQuery, searchFields } from '../src'
+import { errorHandler, feathersQuery, graphiql, searchFields, swaggerUi } from '../src'
 import { knexConfig } from './database'
 import { migrateLatest } from './migrations'
 import { todoItemResource } from './resources/todo-item'
 import { subTaskResource } from './resources/sub-task'
 import { stampCreation, stampUpdate } from './hooks/audit'
+
+const EXAMPLE_QUERY = `{
+  todoItems(paging: { first: 5 }) {
+    totalCount
+    edges {
+      node {
+        id
+        title
+        completed
+        subTasks {
+          edges {
+            node {
+              title
+            }
+          }
+        }
+      }
+    }
+  }
+}
+`
 
 export interface ExampleSettings {
   databaseUrl: string
@@ -26,8 +47,18 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
   const app = koa(feathers())
   app.use(errorHandler())
   app.use(serveStatic(resolve(__dirname, '../public')))
+  // The interactive pages are the application's choice (an API in production may not want them); the plugin
+  // serves the OpenAPI document they read and ships both pages, from local assets.
+  app.use(swaggerUi({ path: '/docs', url: '/openapi.json', title: 'feathers-query example API' }))
+  app.use(graphiql({ path: '/graphiql', endpoint: '/graphql', defaultQuery: EXAMPLE_QUERY }))
   app.use(bodyParser())
-  app.configure(feathersQuery({ Model: db, resources: [todoItemResource, subTaskResource] }))
+  app.configure(
+    feathersQuery({
+      Model: db,
+      resources: [todoItemResource, subTaskResource],
+      openapi: { path: '/openapi.json', info: { title: 'feathers-query example API', version: '0.1.0' } }
+    })
+  )
 
   // The application's own rules are plain Feathers hooks; they hold for REST, CSV export and GraphQL.
   app.service('todo-items').hooks({

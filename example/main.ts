@@ -29,7 +29,8 @@ async function main() {
       `feathers-query example on ${redact(settings.databaseUrl)}`,
       `  REST      ${base}/todo-items  ${base}/sub-tasks`,
       `  CSV       ${base}/todo-items/export`,
-      `  GraphQL   ${base}/graphql`,
+      `  GraphQL   ${base}/graphql  (GraphiQL ${base}/graphiql)`,
+      `  OpenAPI   ${base}/openapi.json  (Swagger UI ${base}/docs)`,
       `  Home      ${base}/`
     ].join('\n')
   )

@@ -7,6 +7,8 @@ import { resourceHooks } from './service/hooks'
 import { transactional } from './service/transaction'
 import { restRouter } from './rest/router'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
+import { openApiDocument } from './openapi/document'
+import { openApiMiddleware, type OpenApiOptions } from './openapi/middleware'
 import type { FeathersQueryState } from './declarations'
 import './declarations'
 import { MethodNotAllowed } from '@feathersjs/errors'
@@ -19,6 +21,8 @@ export interface FeathersQueryOptions {
   resources: ResourceDefinition[]
   /** The GraphQL endpoint (at `/graphql` unless configured); `false` leaves it out. */
   graphql?: GraphqlOptions | false
+  /** The OpenAPI document of the REST surface (at `/openapi.json` unless configured); `false` leaves it out. */
+  openapi?: OpenApiOptions | false
 }
 
 const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
@@ -50,6 +54,10 @@ export function feathersQuery(options: FeathersQueryOptions) {
       state.graphqlSchema = graphql.schema
       state.graphqlPath = graphql.path
       app.use(graphql)
+    }
+    if (options.openapi !== false) {
+      state.openApiDocument = openApiDocument(resources, options.openapi)
+      app.use(openApiMiddleware(state.openApiDocument, options.openapi?.path))
     }
     const router = restRouter(app, resources)
     app.use(router.routes())

@@ -97,3 +97,12 @@ forEachDatabase(
   },
   tightApp
 )
+
+forEachDatabase('Limits: introspection', (env) => {
+  it("lets graphql-js' standard introspection query through, whatever its depth", async () => {
+    const { getIntrospectionQuery } = await import('graphql')
+    const response = await env.server.http('POST', '/graphql', { query: getIntrospectionQuery() })
+    assert.equal(response.body.errors, undefined)
+    assert.ok(response.body.data.__schema.types.length > 10)
+  })
+})

@@ -3,7 +3,7 @@ import type { Application } from '@feathersjs/koa'
 import { Readable, pipeline } from 'node:stream'
 import type { ResolvedResource } from '../resource/resolve'
 import type { ResourceRecord, ResourceService } from '../service/resource-service'
-import { collectionQueryParser } from '../rest/collection-query'
+import { collectionQueryParser, EXPORT_QUERY_OPTIONS } from '../rest/collection-query'
 import { restParams } from '../rest/params'
 import { csvEncoder, csvRowWriter } from './csv'
 
@@ -28,15 +28,19 @@ async function csvRows(records: Readable, toRow: (record: ResourceRecord) => unk
   return Readable.from(rows(), { objectMode: true })
 }
 
+export function exportPath(resource: ResolvedResource) {
+  return `/${resource.basePath}/export`
+}
+
 /**
  * `GET /{basePath}/export`: every matching record as CSV, streamed from the database to the client. It calls
  * the service's `find` like the list endpoint, so filters, defaultFilter, search hooks, authorization and
  * defaultSort are the same; only paging is absent.
  */
 export function exportRoute(router: Router, app: Application, resource: ResolvedResource) {
-  const parse = collectionQueryParser(resource, { paging: false, filters: true })
+  const parse = collectionQueryParser(resource, EXPORT_QUERY_OPTIONS)
   const maxRows = resource.definition.export?.maxRows
-  router.get(`/${resource.basePath}/export`, async (ctx) => {
+  router.get(exportPath(resource), async (ctx) => {
     const { filter, search } = parse(ctx.query)
     const service = app.service(resource.basePath) as unknown as ResourceService
     const records = await service.find({ ...restParams(ctx, { filter, search }), stream: true })

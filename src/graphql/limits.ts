@@ -51,7 +51,10 @@ function measure(
   let cost = 0
   for (const selection of selections.selections) {
     let inner: Measure = { depth: 0, cost: 0 }
-    if (selection.kind === Kind.FIELD) {
+    if (selection.kind === Kind.FIELD && selection.name.value.startsWith('__')) {
+      // Introspection (`__schema`, `__type`) reads the schema, not the database; tools nest it 15 deep.
+      continue
+    } else if (selection.kind === Kind.FIELD) {
       const children = selection.selectionSet ? measure(context, selection.selectionSet, sizes, visiting) : inner
       const connection = selection.arguments?.some((argument) => argument.name.value === 'paging') ?? false
       const times = connection ? pageSize(selection, sizes.defaultSize, sizes.largest) : 1

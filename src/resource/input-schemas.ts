@@ -10,7 +10,8 @@ function writableFields(resource: ResolvedResource) {
   return resource.fields.filter((field) => !field.computed && !field.hidden && !field.schema.readOnly)
 }
 
-function propertySchema(field: ResolvedField): TSchema {
+/** A field's value schema: `T | null` for nullable fields. */
+export function propertySchema(field: ResolvedField): TSchema {
   return field.nullable ? Type.Union([field.schema, Type.Null()]) : field.schema
 }
 

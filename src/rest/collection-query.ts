@@ -30,6 +30,19 @@ function parameterSchema(field: ResolvedField): TSchema {
   }
 }
 
+/** The REST list endpoint's paging strategy: the read option wins over the query options. */
+export function listPagingStrategy(resource: ResolvedResource) {
+  return resource.definition.read?.pagingStrategy ?? resource.query.pagingStrategy
+}
+
+/** What the list endpoint's query string carries. */
+export function listQueryOptions(resource: ResolvedResource): CollectionQueryOptions {
+  return { paging: listPagingStrategy(resource) === 'offset', filters: !resource.query.disableFilter }
+}
+
+/** The export's query string: the filter parameters even with `disableFilter`, never paging. */
+export const EXPORT_QUERY_OPTIONS: CollectionQueryOptions = { paging: false, filters: true }
+
 export function pageSizes(resource: ResolvedResource) {
   const max = resource.query.maxResultsSize
   return { max, default: resource.query.defaultResultSize ?? Math.min(REST_DEFAULT_RESULT_SIZE, max) }

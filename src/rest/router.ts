@@ -7,7 +7,7 @@ import { serializeRecord } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'
 import type { ResourceService, ResourceRecord } from '../service/resource-service'
 import type { Page } from '../query/model'
-import { collectionQueryParser } from './collection-query'
+import { collectionQueryParser, listPagingStrategy, listQueryOptions } from './collection-query'
 import { restParams } from './params'
 import { requireJson } from './request-body'
 import { exportRoute } from '../export/route'
@@ -21,16 +21,21 @@ export function memberPath(resource: ResolvedResource, path: string | undefined,
   return `/${resource.basePath}/${relative}`
 }
 
+export function updatePath(resource: ResolvedResource) {
+  return memberPath(resource, resource.definition.update?.one?.path, 'update.one')
+}
+
+export function deletePath(resource: ResolvedResource) {
+  return memberPath(resource, resource.definition.delete?.one?.path, 'delete.one')
+}
+
 function resourceRoutes(router: Router, app: Application, resource: ResolvedResource) {
   const service = () => app.service(resource.basePath) as unknown as ResourceService
   const serialize = (record: ResourceRecord) => serializeRecord(resource, record)
   const { definition } = resource
   const base = `/${resource.basePath}`
-  const strategy = definition.read?.pagingStrategy ?? resource.query.pagingStrategy
-  const parseList = collectionQueryParser(resource, {
-    paging: strategy === 'offset',
-    filters: !resource.query.disableFilter
-  })
+  const strategy = listPagingStrategy(resource)
+  const parseList = collectionQueryParser(resource, listQueryOptions(resource))
   const idOf = (ctx: Context) => ctx.params.id
 
   // Registered before `/:id`, so `export` is never taken for an id.
@@ -62,16 +67,15 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
     ctx.status = 201
   })
 
-  const updatePath = memberPath(resource, definition.update?.one?.path, 'update.one')
   const update = async (ctx: Context) => {
     if (definition.update?.disabled) throw new MethodNotAllowed(`Updating ${resource.name} records is disabled`)
     // PUT is a partial update as well: absent properties keep their values.
     ctx.body = serialize(await service().patch(idOf(ctx), ctx.request.body as ResourceRecord, restParams(ctx)))
   }
-  router.put(updatePath, requireJson, update)
-  router.patch(updatePath, requireJson, update)
+  router.put(updatePath(resource), requireJson, update)
+  router.patch(updatePath(resource), requireJson, update)
 
-  router.delete(memberPath(resource, definition.delete?.one?.path, 'delete.one'), async (ctx) => {
+  router.delete(deletePath(resource), async (ctx) => {
     if (definition.delete?.disabled) throw new MethodNotAllowed(`Deleting ${resource.name} records is disabled`)
     ctx.body = serialize(await service().remove(idOf(ctx), restParams(ctx)))
   })

@@ -1,0 +1,214 @@
+import type { TObject, TSchema } from '@sinclair/typebox'
+import type { ResolvedResource } from '../resource/resolve'
+import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
+import { recordSchemaOf } from '../resource/record-schema'
+import { serializedFields } from '../resource/resolve'
+import {
+  collectionQuerySchema,
+  EXPORT_QUERY_OPTIONS,
+  listPagingStrategy,
+  listQueryOptions
+} from '../rest/collection-query'
+import { deletePath, updatePath } from '../rest/router'
+import { exportPath } from '../export/route'
+import { errorResponsesOf, PAGE_INFO_SCHEMA, schemaRef } from './components'
+import { omitKeywords, toOpenApiSchema } from './schema'
+import type {
+  HttpMethod,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  Reference,
+  ResponseObject,
+  SchemaObject
+} from './types'
+
+/** The component schema names of a resource. */
+export function componentNames(resource: ResolvedResource) {
+  const { name } = resource
+  return { record: name, create: `${name}Create`, update: `${name}Update`, page: `${name}OffsetConnection` }
+}
+
+/** The components one resource contributes: its record, bodies and (offset paging) connection. */
+export function resourceSchemas(resource: ResolvedResource): Record<string, SchemaObject> {
+  const names = componentNames(resource)
+  const schemas: Record<string, SchemaObject> = { [names.record]: toOpenApiSchema(recordSchemaOf(resource)) }
+  if (!resource.definition.create?.disabled) schemas[names.create] = toOpenApiSchema(createSchemaOf(resource))
+  if (!resource.definition.update?.disabled) schemas[names.update] = toOpenApiSchema(updateSchemaOf(resource))
+  if (listPagingStrategy(resource) === 'offset') {
+    const totalCount = resource.query.enableTotalCount
+    schemas[names.page] = {
+      type: 'object',
+      properties: {
+        pageInfo: schemaRef(PAGE_INFO_SCHEMA),
+        nodes: { type: 'array', items: schemaRef(names.record) },
+        ...(totalCount ? { totalCount: { type: 'integer', minimum: 0 } } : {})
+      },
+      required: ['pageInfo', 'nodes', ...(totalCount ? ['totalCount'] : [])],
+      additionalProperties: false
+    }
+  }
+  return schemas
+}
+
+/** `/widgets/:id/rename` → `/widgets/{id}/rename`, the template OpenAPI paths use. */
+function pathTemplate(path: string) {
+  return path.replace(/:(\w+)/g, '{$1}')
+}
+
+/** Parameters of a Koa route path: `:id` is typed after the IDField, anything else is a string. */
+function pathParameters(resource: ResolvedResource, path: string): ParameterObject[] {
+  return [...path.matchAll(/:(\w+)/g)].map(([, name]) => {
+    const id = name === 'id' ? resource.idField : undefined
+    const schema = id ? omitKeywords(toOpenApiSchema(id.schema), 'readOnly', 'default', 'description') : {}
+    return {
+      name,
+      in: 'path',
+      required: true,
+      ...(id ? { description: `${resource.name} ${id.name}` } : {}),
+      schema: { type: 'string', ...schema }
+    }
+  })
+}
+
+/**
+ * One query parameter per property of the query-string schema the endpoint validates with, so the document
+ * cannot offer a parameter the endpoint refuses, or miss one it requires.
+ */
+function queryParameters(resource: ResolvedResource, querySchema: TObject): ParameterObject[] {
+  const required = new Set(querySchema.required ?? [])
+  return Object.entries(querySchema.properties).map(([name, property]: [string, TSchema]) => {
+    const filter = resource.fieldMap.has(name) ? `Only records whose ${name} equals this value` : undefined
+    const description = [property.description, filter].filter(Boolean).join('. ')
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description ? { description } : {}),
+      schema: omitKeywords(toOpenApiSchema(property), 'description')
+    }
+  })
+}
+
+const json = (schema: SchemaObject | Reference) => ({ 'application/json': { schema } })
+
+const ok = (description: string, schema: SchemaObject | Reference): ResponseObject => ({
+  description,
+  content: json(schema)
+})
+
+function exportResponse(resource: ResolvedResource): ResponseObject {
+  const columns = serializedFields(resource).map((field) => field.name)
+  const maxRows = resource.definition.export?.maxRows
+  return {
+    description: `CSV with a header row, columns ${columns.join(', ')}`,
+    headers: {
+      'Content-Disposition': {
+        schema: { type: 'string', example: `attachment; filename="${resource.basePath}.csv"` }
+      },
+      ...(maxRows === undefined
+        ? {}
+        : {
+            'X-Export-Row-Limit': {
+              description: 'The export stops after this many rows',
+              schema: { type: 'integer' }
+            }
+          })
+    },
+    content: { 'text/csv': { schema: { type: 'string' } } }
+  }
+}
+
+/** Every REST operation of a resource, by OpenAPI path and method, as the router serves them. */
+export function resourcePaths(resource: ResolvedResource): Record<string, PathItemObject> {
+  const { definition } = resource
+  const names = componentNames(resource)
+  const record = schemaRef(names.record)
+  const paths: Record<string, PathItemObject> = {}
+  const add = (
+    path: string,
+    method: HttpMethod,
+    operation: string,
+    { summary, description, parameters = [], ...rest }: Omit<OperationObject, 'operationId' | 'tags'>
+  ) => {
+    const allParameters = [...pathParameters(resource, path), ...parameters]
+    const item = (paths[pathTemplate(path)] ??= {})
+    item[method] = {
+      operationId: `${resource.plural}.${operation}`,
+      tags: [resource.name],
+      summary,
+      ...(description ? { description } : {}),
+      ...(allParameters.length ? { parameters: allParameters } : {}),
+      ...rest
+    }
+  }
+  const body = (name: string) => ({ required: true, content: json(schemaRef(name)) })
+  const base = `/${resource.basePath}`
+  const member = `${base}/:id`
+
+  const list = listQueryOptions(resource)
+  add(base, 'get', 'queryMany', {
+    summary: `Query ${resource.name} records`,
+    description: definition.read?.description,
+    parameters: queryParameters(resource, collectionQuerySchema(resource, list)),
+    responses: {
+      '200': list.paging
+        ? ok('One page of records', schemaRef(names.page))
+        : ok('Every matching record', { type: 'array', items: record }),
+      ...errorResponsesOf('BadRequest')
+    }
+  })
+  if (!definition.export?.disabled) {
+    add(exportPath(resource), 'get', 'exportMany', {
+      summary: `Export ${resource.name} records as CSV`,
+      description: definition.export?.description,
+      parameters: queryParameters(resource, collectionQuerySchema(resource, EXPORT_QUERY_OPTIONS)),
+      responses: { '200': exportResponse(resource), ...errorResponsesOf('BadRequest') }
+    })
+  }
+  add(member, 'get', 'findById', {
+    summary: `Find a ${resource.name} by id`,
+    description: definition.read?.description,
+    responses: { '200': ok(`The ${resource.name}`, record), ...errorResponsesOf('BadRequest', 'NotFound') }
+  })
+  if (!definition.create?.disabled) {
+    add(base, 'post', 'createOne', {
+      summary: `Create a ${resource.name}`,
+      description: definition.create?.description,
+      requestBody: body(names.create),
+      responses: {
+        '201': ok('The created record', record),
+        ...errorResponsesOf('BadRequest', 'UnsupportedMediaType')
+      }
+    })
+  }
+  if (!definition.update?.disabled) {
+    const update = {
+      description: definition.update?.one?.description,
+      requestBody: body(names.update),
+      responses: {
+        '200': ok('The updated record', record),
+        ...errorResponsesOf('BadRequest', 'NotFound', 'UnsupportedMediaType')
+      }
+    }
+    // PUT and PATCH do the same partial update; absent properties keep their values.
+    add(updatePath(resource), 'put', 'updateOne', {
+      summary: `Update a ${resource.name} (partial)`,
+      ...update
+    })
+    add(updatePath(resource), 'patch', 'patchOne', {
+      summary: `Update a ${resource.name} (partial)`,
+      ...update
+    })
+  }
+  if (!definition.delete?.disabled) {
+    add(deletePath(resource), 'delete', 'deleteOne', {
+      summary: definition.delete?.useSoftDelete
+        ? `Soft-delete a ${resource.name}`
+        : `Delete a ${resource.name}`,
+      description: definition.delete?.one?.description,
+      responses: { '200': ok('The deleted record', record), ...errorResponsesOf('BadRequest', 'NotFound') }
+    })
+  }
+  return paths
+}

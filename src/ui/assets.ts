@@ -1,0 +1,57 @@
+import { createReadStream } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { Context, Next } from 'koa'
+
+/** A file of an installed npm package, or a text generated at start-up. */
+export type Asset = { file: string } | { text: string }
+
+/** The absolute path of a file inside an installed package, found the way `require` finds the package. */
+export function packageFile(packageName: string, file: string) {
+  return join(dirname(require.resolve(`${packageName}/package.json`)), file)
+}
+
+/**
+ * A Content-Security-Policy that keeps a page on this server: scripts, styles and fonts from here only (inline
+ * styles and data: URLs are what the bundles use), and requests to here or to `connectTo`. A page that tried
+ * to reach a CDN would be stopped by the browser, not only caught by a test.
+ */
+export function sameOriginPolicy(connectTo: string[] = []) {
+  const origins = connectTo.filter((url) => /^https?:\/\//.test(url)).map((url) => new URL(url).origin)
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    `connect-src ${["'self'", ...origins].join(' ')}`,
+    "base-uri 'self'",
+    "object-src 'none'"
+  ].join('; ')
+}
+
+/**
+ * Serves `index.html` at `mount/` (with `mount` redirected there, so that relative asset URLs work behind a
+ * path prefix too) and every other asset at `mount/<name>`. Only the named assets are served: nothing else
+ * of the package directories is reachable.
+ */
+export function assetMiddleware(mount: string, assets: Record<string, Asset>, policy: string) {
+  const base = '/' + mount.replace(/^\/+|\/+$/g, '')
+  return async (ctx: Context, next: Next) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next()
+    if (ctx.path === base) {
+      ctx.redirect(`${base}/${ctx.search}`)
+      return
+    }
+    if (!ctx.path.startsWith(`${base}/`)) return next()
+    const name = ctx.path.slice(base.length + 1) || 'index.html'
+    const asset = Object.hasOwn(assets, name) ? assets[name] : undefined
+    if (!asset) return next()
+    ctx.type = name.slice(name.lastIndexOf('.'))
+    if (name.endsWith('.html')) ctx.set('Content-Security-Policy', policy)
+    ctx.body = 'file' in asset ? createReadStream(asset.file) : asset.text
+  }
+}
+
+export function escapeHtml(text: string) {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}

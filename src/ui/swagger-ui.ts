@@ -1,0 +1,51 @@
+import { assetMiddleware, escapeHtml, packageFile, sameOriginPolicy } from './assets'
+
+export interface SwaggerUiOptions {
+  /** Where the page is served (default `/docs`). */
+  path?: string
+  /** The OpenAPI document it shows (default `/openapi.json`, where the plugin serves it). */
+  url?: string
+  title?: string
+}
+
+/**
+ * Swagger UI from the installed `swagger-ui-dist` package: its prebuilt bundle and stylesheet, plus a page and
+ * an init script of ours (theirs points at the petstore demo). Nothing is fetched from another host, for
+ * networks without internet access: `validatorUrl: null` keeps Swagger UI from sending the document to
+ * its online validator.
+ */
+export function swaggerUi(options: SwaggerUiOptions = {}) {
+  const url = options.url ?? '/openapi.json'
+  const title = escapeHtml(options.title ?? 'API documentation')
+  const init = `window.ui = SwaggerUIBundle(${JSON.stringify({
+    url,
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null
+  })})\n`
+  const page = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>${title}</title>
+    <link rel="icon" href="data:," /><!-- no /favicon.ico request -->
+    <link rel="stylesheet" href="swagger-ui.css" />
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="swagger-ui-bundle.js"></script>
+    <script src="swagger-initializer.js"></script>
+  </body>
+</html>
+`
+  return assetMiddleware(
+    options.path ?? '/docs',
+    {
+      'index.html': { text: page },
+      'swagger-initializer.js': { text: init },
+      'swagger-ui.css': { file: packageFile('swagger-ui-dist', 'swagger-ui.css') },
+      'swagger-ui-bundle.js': { file: packageFile('swagger-ui-dist', 'swagger-ui-bundle.js') }
+    },
+    sameOriginPolicy([url])
+  )
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { startServer, type TestServer } from './support/server'
+import { seedTodoItems } from './support/seed'
+
+/** Debian's Chromium; `.ci/run` installs it. Playwright's own browser downloads cannot reach their hosts here. */
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run'
+]
+
+/** A page that records every request it makes and every error it logs (CSP violations included). */
+async function openPage(browser: Browser) {
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  const requests: string[] = []
+  const errors: string[] = []
+  page.on('request', (request) => requests.push(request.url()))
+  page.on('pageerror', (error) => errors.push(error.message))
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text())
+  })
+  return { page, requests, errors }
+}
+
+/** Nothing but this machine: data: URLs (inline fonts and icons) never reach the network. */
+function assertLocalOnly(requests: string[]) {
+  assert.ok(requests.length > 0)
+  const foreign = requests.filter((url) => {
+    if (url.startsWith('data:')) return false
+    const { hostname } = new URL(url)
+    return hostname !== '127.0.0.1' && hostname !== 'localhost'
+  })
+  assert.deepEqual(foreign, [])
+}
+
+async function setGraphiqlQuery(page: Page, query: string) {
+  // GraphiQL 4 edits with CodeMirror 5, whose instance hangs on its element; its change events update GraphiQL.
+  const editor = page.locator('.graphiql-query-editor .CodeMirror')
+  await editor.evaluate((element, text) => {
+    ;(element as unknown as { CodeMirror: { setValue(value: string): void } }).CodeMirror.setValue(text)
+  }, query)
+}
+
+describe('Swagger UI and GraphiQL in a browser, offline', function () {
+  this.timeout(120000)
+  let server: TestServer
+  let browser: Browser
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      console.log(
+        `    (skipped: no browser at ${CHROMIUM}; install Debian's chromium package to run these tests)`
+      )
+      this.skip()
+    }
+    server = await startServer('sqlite')
+    await seedTodoItems(server.db, [
+      { title: 'Seen in Swagger UI', priority: 2 },
+      { title: 'Seen in GraphiQL' }
+    ])
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  })
+
+  after(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  it('Swagger UI renders the TodoItem operations and runs GET /todo-items', async () => {
+    const { page, requests, errors } = await openPage(browser)
+    await page.goto(`${server.baseUrl}/docs`)
+    // Swagger UI's element id per operation: tag and operation id, with the dot escaped by a backslash.
+    const operation = (name: string) => page.locator(`[id="operations-TodoItem-todoItems\\\\.${name}"]`)
+    for (const name of [
+      'queryMany',
+      'createOne',
+      'exportMany',
+      'findById',
+      'updateOne',
+      'patchOne',
+      'deleteOne'
+    ]) {
+      await operation(name).waitFor()
+    }
+    const list = operation('queryMany')
+    await list.locator('.opblock-summary').first().click()
+    await list.getByRole('button', { name: 'Try it out' }).click()
+    await list.getByRole('button', { name: 'Execute' }).click()
+    const response = list.locator('.live-responses-table .response')
+    await response.waitFor()
+    assert.equal((await response.locator('.response-col_status').innerText()).trim(), '200')
+    const body = await response.locator('.response-col_description').innerText()
+    assert.match(body, /Seen in Swagger UI/)
+    assert.match(body, /"totalCount": 2/)
+    assert.ok(
+      requests.some((url) => url.endsWith('/todo-items?limit=25&offset=0')),
+      requests.join('\n')
+    )
+    assertLocalOnly(requests)
+    assert.deepEqual(errors, [])
+  })
+
+  it('GraphiQL runs a todoItems query and shows the result', async () => {
+    const { page, requests, errors } = await openPage(browser)
+    await page.goto(`${server.baseUrl}/graphiql`)
+    await page.locator('.graphiql-query-editor .CodeMirror').waitFor()
+    await setGraphiqlQuery(
+      page,
+      '{ todoItems(filter: {title: {like: "%GraphiQL"}}) { totalCount edges { node { title } } } }'
+    )
+    await page.getByRole('button', { name: /Execute query/ }).click()
+    const result = page.locator('.result-window')
+    await result.getByText('"totalCount": 1').waitFor()
+    assert.match(await result.innerText(), /"title": "Seen in GraphiQL"/)
+    assertLocalOnly(requests)
+    assert.deepEqual(errors, [])
+  })
+
+  it('the home page links the REST API, the OpenAPI document, Swagger UI and GraphiQL', async () => {
+    const { page, requests } = await openPage(browser)
+    await page.goto(`${server.baseUrl}/`)
+    const links = await page.locator('a').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href')))
+    for (const href of ['/todo-items', '/openapi.json', '/docs/', '/graphiql/'])
+      assert.ok(links.includes(href), href)
+    assertLocalOnly(requests)
+  })
+})

@@ -1,0 +1,312 @@
+import assert from 'node:assert/strict'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import Ajv2020 from 'ajv/dist/2020'
+import { addFormats } from '@feathersjs/schema'
+import { forEachDatabase, type TestServer } from './support/server'
+import { createFixtureApp } from './support/fixture-app'
+import { clearTables } from './support/seed'
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Document = any
+
+async function fetchDocument(server: TestServer): Promise<Document> {
+  const response = await server.http('GET', '/openapi.json')
+  assert.equal(response.status, 200)
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/)
+  return response.body
+}
+
+async function assertValidOpenApi(document: Document) {
+  const validator = new Validator()
+  const result = await validator.validate(structuredClone(document))
+  assert.deepEqual(result.errors, undefined, JSON.stringify(result.errors, null, 2))
+  assert.equal(result.valid, true)
+  assert.equal(validator.version, '3.1')
+}
+
+const parameter = (operation: any, name: string) => operation.parameters?.find((p: any) => p.name === name)
+const parameterNames = (operation: any) => (operation.parameters ?? []).map((p: any) => p.name)
+const bodySchemaName = (operation: any) =>
+  operation.requestBody.content['application/json'].schema.$ref.replace('#/components/schemas/', '')
+
+/** Validates real responses against the document's own schemas (OpenAPI 3.1 schemas are JSON Schema 2020-12). */
+function responseValidator(document: Document) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv, ['date-time'])
+  ajv.addSchema(document, 'openapi.json')
+  return (schemaName: string, data: unknown) => {
+    const validate = ajv.getSchema(`openapi.json#/components/schemas/${schemaName}`)!
+    assert.ok(validate(data), `${schemaName}: ${JSON.stringify(validate.errors)} for ${JSON.stringify(data)}`)
+  }
+}
+
+/**
+ * Every documented operation is served (not the "no such path" 404, not a 405), and a method that no
+ * documented template matching the path offers is refused with 405: the document and the router agree.
+ */
+async function assertDocumentMatchesRoutes(server: TestServer, document: Document, id: string) {
+  const templates = Object.entries<any>(document.paths).map(([template, item]) => ({
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    item
+  }))
+  for (const template of Object.keys(document.paths)) {
+    const path = template.replace('{id}', id)
+    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
+      const body = method === 'get' || method === 'delete' ? undefined : {}
+      const response = await server.http(method.toUpperCase(), path, body)
+      const described = `${method.toUpperCase()} ${path}: ${response.status} ${response.text.slice(0, 200)}`
+      // `/widgets/export` is also `/widgets/{id}` to a PUT: the id "export".
+      if (templates.some(({ pattern, item }) => item[method] && pattern.test(path))) {
+        assert.notEqual(response.status, 405, described)
+        assert.doesNotMatch(String(response.body?.message), /^Path .* not found/, described)
+      } else {
+        assert.equal(response.status, 405, described)
+      }
+    }
+  }
+}
+
+forEachDatabase('OpenAPI: the example application', (env) => {
+  let document: Document
+  before(async () => {
+    document = await fetchDocument(env.server)
+  })
+  beforeEach(() => clearTables(env.server.db))
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    assert.equal(document.openapi, '3.1.0')
+    assert.equal(document.info.title, 'feathers-query example API')
+    await assertValidOpenApi(document)
+  })
+
+  it('describes every TodoItem endpoint with an operation id, a tag and its success status', () => {
+    const operations = Object.entries<any>(document.paths).flatMap(([path, item]) =>
+      Object.entries<any>(item).map(([method, operation]) => [method.toUpperCase(), path, operation] as const)
+    )
+    const todo = operations.filter(([, , operation]) => operation.tags.includes('TodoItem'))
+    assert.deepEqual(
+      todo.map(([method, path, operation]) => [
+        method,
+        path,
+        operation.operationId,
+        Object.keys(operation.responses)
+      ]),
+      [
+        ['GET', '/todo-items', 'todoItems.queryMany', ['200', '400']],
+        ['POST', '/todo-items', 'todoItems.createOne', ['201', '400', '415']],
+        ['GET', '/todo-items/export', 'todoItems.exportMany', ['200', '400']],
+        ['GET', '/todo-items/{id}', 'todoItems.findById', ['200', '400', '404']],
+        ['PUT', '/todo-items/{id}', 'todoItems.updateOne', ['200', '400', '404', '415']],
+        ['PATCH', '/todo-items/{id}', 'todoItems.patchOne', ['200', '400', '404', '415']],
+        ['DELETE', '/todo-items/{id}', 'todoItems.deleteOne', ['200', '400', '404']]
+      ]
+    )
+    const ids = operations.map(([, , operation]) => operation.operationId)
+    assert.equal(new Set(ids).size, ids.length, 'operation ids are unique')
+    assert.deepEqual(
+      document.tags.map((tag: any) => tag.name),
+      ['TodoItem', 'SubTask']
+    )
+    assert.deepEqual(parameter(document.paths['/todo-items/{id}'].get, 'id'), {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'TodoItem id',
+      schema: { type: 'integer' }
+    })
+  })
+
+  it('lists the query parameters with the types and bounds the endpoint validates with', () => {
+    const list = document.paths['/todo-items'].get
+    assert.deepEqual(parameterNames(list), [
+      'limit',
+      'offset',
+      'id',
+      'title',
+      'description',
+      'completed',
+      'created',
+      'updated',
+      'priority',
+      'query'
+    ])
+    assert.deepEqual(parameter(list, 'limit').schema, {
+      type: 'integer',
+      minimum: 1,
+      maximum: 50,
+      default: 25
+    })
+    assert.deepEqual(parameter(list, 'offset').schema, { type: 'integer', minimum: 0, default: 0 })
+    assert.deepEqual(parameter(list, 'completed').schema, { type: 'boolean' })
+    assert.deepEqual(parameter(list, 'priority').schema, { type: 'number' })
+    assert.deepEqual(parameter(list, 'created').schema, { type: 'string', format: 'date-time' })
+    assert.deepEqual(parameter(list, 'query').schema, { type: 'string' })
+    assert.equal(parameter(list, 'age'), undefined, 'age is not filterable')
+    assert.ok(list.parameters.every((p: any) => p.in === 'query' && p.required === false))
+    const exported = document.paths['/todo-items/export'].get
+    assert.deepEqual(
+      parameterNames(exported),
+      parameterNames(list).slice(2),
+      'export: the filters, no paging'
+    )
+    assert.ok(exported.responses['200'].content['text/csv'])
+  })
+
+  it('describes bodies from the create and update schemas and records from the serialized fields', () => {
+    const { schemas } = document.components
+    assert.equal(bodySchemaName(document.paths['/todo-items'].post), 'TodoItemCreate')
+    assert.equal(bodySchemaName(document.paths['/todo-items/{id}'].put), 'TodoItemUpdate')
+    assert.deepEqual(Object.keys(schemas.TodoItemCreate.properties), [
+      'title',
+      'description',
+      'completed',
+      'priority'
+    ])
+    assert.deepEqual(schemas.TodoItemCreate.required, ['title'])
+    assert.equal(schemas.TodoItemCreate.additionalProperties, false)
+    assert.deepEqual(schemas.TodoItemCreate.properties.description, {
+      anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'null' }]
+    })
+    assert.equal(schemas.TodoItemUpdate.required, undefined, 'updates are partial')
+    assert.deepEqual(Object.keys(schemas.TodoItem.properties), [
+      'id',
+      'title',
+      'description',
+      'completed',
+      'created',
+      'updated',
+      'age',
+      'priority'
+    ])
+    assert.deepEqual(schemas.TodoItemOffsetConnection.required, ['pageInfo', 'nodes', 'totalCount'])
+    assert.deepEqual(document.paths['/todo-items'].get.responses['400'], {
+      $ref: '#/components/responses/BadRequest'
+    })
+    assert.deepEqual(document.components.responses.NotFound.content['application/json'].schema, {
+      $ref: '#/components/schemas/FeathersError'
+    })
+    assert.ok(document.components.responses.MethodNotAllowed)
+    assert.ok(document.components.responses.UnsupportedMediaType)
+  })
+
+  it('matches what the endpoints really answer', async () => {
+    const check = responseValidator(document)
+    const created = await env.server.http('POST', '/todo-items', { title: 'Docs', description: null })
+    assert.equal(created.status, 201)
+    check('TodoItem', created.body)
+    const list = await env.server.http('GET', '/todo-items?limit=1')
+    check('TodoItemOffsetConnection', list.body)
+    check(
+      'TodoItem',
+      (await env.server.http('PATCH', `/todo-items/${created.body.id}`, { completed: true })).body
+    )
+    check(
+      'SubTask',
+      (await env.server.http('POST', '/sub-tasks', { title: 's', todoItemId: String(created.body.id) })).body
+    )
+    const invalid = await env.server.http('GET', '/todo-items?limit=51')
+    assert.equal(invalid.status, 400)
+    check('FeathersError', invalid.body)
+    check('FeathersError', (await env.server.http('GET', '/todo-items/999999')).body)
+    check('TodoItem', (await env.server.http('DELETE', `/todo-items/${created.body.id}`)).body)
+  })
+
+  it('agrees with the router on every path and method', async () => {
+    await assertDocumentMatchesRoutes(env.server, document, '1')
+  })
+})
+
+forEachDatabase(
+  'OpenAPI: fixture resources (filterRequired, custom paths, disabled create, NONE paging, custom bodies)',
+  (env) => {
+    let document: Document
+    before(async () => {
+      document = await fetchDocument(env.server)
+    })
+
+    it('is a valid OpenAPI 3.1 document', async () => {
+      await assertValidOpenApi(document)
+    })
+
+    it('Widget: required filter, its own page sizes, filterOnly left out of records, no create', () => {
+      const list = document.paths['/widgets'].get
+      assert.deepEqual(parameter(list, 'tenant'), {
+        name: 'tenant',
+        in: 'query',
+        required: true,
+        description: 'Only records whose tenant equals this value',
+        schema: { type: 'string' }
+      })
+      assert.equal(parameter(document.paths['/widgets/export'].get, 'tenant').required, true)
+      assert.deepEqual(parameter(list, 'limit').schema, {
+        type: 'integer',
+        minimum: 1,
+        maximum: 3,
+        default: 2
+      })
+      assert.deepEqual(parameter(list, 'rank').schema, { type: 'integer' })
+      assert.ok(parameter(list, 'secret'), 'filterOnly fields can be filtered on')
+      assert.ok(!('secret' in document.components.schemas.Widget.properties), 'but are never serialized')
+      assert.equal(
+        list.responses['200'].content['application/json'].schema.$ref,
+        '#/components/schemas/WidgetOffsetConnection'
+      )
+      assert.deepEqual(document.components.schemas.WidgetOffsetConnection.required, ['pageInfo', 'nodes'])
+      assert.equal(document.paths['/widgets'].post, undefined, 'create is disabled')
+      assert.equal(document.components.schemas.WidgetCreate, undefined)
+    })
+
+    it('Widget: update and delete on their configured paths, with their descriptions', () => {
+      assert.deepEqual(Object.keys(document.paths['/widgets/{id}']), ['get'])
+      const rename = document.paths['/widgets/{id}/rename']
+      assert.deepEqual(Object.keys(rename), ['put', 'patch'])
+      assert.equal(rename.put.description, 'Rename a widget')
+      assert.equal(rename.put.operationId, 'widgets.updateOne')
+      assert.deepEqual(parameter(rename.put, 'id').schema, { type: 'integer' })
+      const archive = document.paths['/widgets/{id}/archive']
+      assert.deepEqual(Object.keys(archive), ['delete'])
+      assert.equal(archive.delete.operationId, 'widgets.deleteOne')
+    })
+
+    it('Gadget: no paging, a bare array, search, string ids and the custom body schemas', () => {
+      const list = document.paths['/gadgets'].get
+      assert.deepEqual(parameterNames(list), ['query'], 'disableFilter and paging NONE leave only search')
+      assert.deepEqual(list.responses['200'].content['application/json'].schema, {
+        type: 'array',
+        items: { $ref: '#/components/schemas/Gadget' }
+      })
+      assert.equal(document.components.schemas.GadgetOffsetConnection, undefined)
+      assert.deepEqual(parameterNames(document.paths['/gadgets/export'].get), [
+        'id',
+        'name',
+        'active',
+        'query'
+      ])
+      assert.ok(document.paths['/gadgets/export'].get.responses['200'].headers['X-Export-Row-Limit'])
+      assert.deepEqual(parameter(document.paths['/gadgets/{id}'].get, 'id').schema, {
+        type: 'string',
+        minLength: 1
+      })
+      assert.deepEqual(document.components.schemas.GadgetCreate, {
+        type: 'object',
+        properties: {
+          id: { type: 'string', minLength: 1 },
+          name: { type: 'string' },
+          active: { type: 'boolean' }
+        },
+        required: ['id', 'name', 'active'],
+        additionalProperties: false
+      })
+      assert.deepEqual(document.components.schemas.GadgetUpdate, {
+        type: 'object',
+        properties: { active: { type: 'boolean' } },
+        additionalProperties: false
+      })
+    })
+
+    it('agrees with the router on every path and method', async () => {
+      await assertDocumentMatchesRoutes(env.server, document, '1')
+    })
+  },
+  createFixtureApp
+)
