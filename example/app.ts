@@ -46,7 +46,8 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
 
   const app = koa(feathers())
   app.use(errorHandler())
-  app.use(serveStatic(resolve(__dirname, '../public')))
+  // Deferred: API requests never pay for a file-system lookup; only what nothing else answered is a file.
+  app.use(serveStatic(resolve(__dirname, '../public'), { defer: true }))
   // The interactive pages are the application's choice (an API in production may not want them); the plugin
   // serves the OpenAPI document they read and ships both pages, from local assets.
   app.use(swaggerUi({ path: '/docs', url: '/openapi.json', title: 'feathers-query example API' }))
