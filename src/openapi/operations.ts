@@ -1,4 +1,4 @@
-import type { TObject, TSchema } from '@sinclair/typebox'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { ResolvedResource } from '../resource/resolve'
 import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { recordSchemaOf } from '../resource/record-schema'
@@ -36,17 +36,16 @@ export function resourceSchemas(resource: ResolvedResource): Record<string, Sche
   if (!resource.definition.create?.disabled) schemas[names.create] = toOpenApiSchema(createSchemaOf(resource))
   if (!resource.definition.update?.disabled) schemas[names.update] = toOpenApiSchema(updateSchemaOf(resource))
   if (listPagingStrategy(resource) === 'offset') {
-    const totalCount = resource.query.enableTotalCount
-    schemas[names.page] = {
-      type: 'object',
-      properties: {
-        pageInfo: schemaRef(PAGE_INFO_SCHEMA),
-        nodes: { type: 'array', items: schemaRef(names.record) },
-        ...(totalCount ? { totalCount: { type: 'integer', minimum: 0 } } : {})
+    // The router writes `totalCount` exactly when the resource enables it.
+    const connection = Type.Object(
+      {
+        pageInfo: Type.Unsafe(schemaRef(PAGE_INFO_SCHEMA)),
+        nodes: Type.Array(Type.Unsafe(schemaRef(names.record))),
+        ...(resource.query.enableTotalCount ? { totalCount: Type.Integer({ minimum: 0 }) } : {})
       },
-      required: ['pageInfo', 'nodes', ...(totalCount ? ['totalCount'] : [])],
-      additionalProperties: false
-    }
+      { additionalProperties: false }
+    )
+    schemas[names.page] = toOpenApiSchema(connection)
   }
   return schemas
 }
