@@ -1,4 +1,4 @@
-import type { Filter } from './model'
+import type { FieldComparison, Filter } from './model'
 
 export function isEmptyFilter(filter: Filter | undefined | null): filter is undefined {
   return !filter || Object.values(filter).every((value) => value === undefined)
@@ -10,4 +10,47 @@ export function andFilters(...filters: Array<Filter | undefined | null>): Filter
   if (present.length === 0) return undefined
   if (present.length === 1) return present[0]
   return { and: present }
+}
+
+/** A comparison no value satisfies (knex compiles an empty IN list to a false condition). */
+const NO_VALUE: FieldComparison = { in: [] }
+
+/** No operator, or an operand that is undefined (or null, except for is/isNot). */
+function missesValue(comparison: unknown) {
+  if (comparison === undefined || comparison === null) return true
+  if (typeof comparison !== 'object' || Array.isArray(comparison)) return false // the compiler refuses it
+  const operands = Object.entries(comparison)
+  return (
+    operands.length === 0 ||
+    operands.some(
+      ([operator, value]) => value === undefined || (value === null && !['is', 'isNot'].includes(operator))
+    )
+  )
+}
+
+/**
+ * An authorization filter read strictly, failing closed. In a client filter a missing value is no condition
+ * (GraphQL leaves absent arguments undefined); in an authorization rule it comes from a missing user or an
+ * empty list of grants — `{ownerId: {eq: user?.id}}`, `{or: teams.map(...)}` — and would grant everything.
+ * Here a comparison missing its value, a field or group set to undefined and an empty `or` match no record.
+ */
+export function strictFilter(filter: Filter, idField: string): Filter {
+  const nothing: Filter = { [idField]: NO_VALUE }
+  const strict: Filter = {}
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === 'and' || key === 'or') {
+      const subs = value as Filter[] | undefined | null
+      if (subs === undefined || subs === null || (key === 'or' && Array.isArray(subs) && subs.length === 0)) {
+        strict[key] = [nothing]
+      } else {
+        // Anything but a list of filters is left for the compiler to refuse.
+        strict[key] = Array.isArray(subs)
+          ? subs.map((sub) => (sub === undefined || sub === null ? nothing : strictFilter(sub, idField)))
+          : subs
+      }
+      continue
+    }
+    strict[key] = missesValue(value) ? NO_VALUE : value
+  }
+  return strict
 }

@@ -122,7 +122,12 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   enableAggregate?: boolean
   /** Aggregate query on the root type only. */
   aggregate?: { enabled?: boolean }
-  /** Record-level access rule: a filter ANDed into every read and write, or throw to deny. */
+  /**
+   * Record-level access rule, called with the hook context of every call (after the guards and body
+   * validation; `context.method` says which). Returns a filter ANDed into every statement of the call
+   * (undefined: no restriction) or throws to deny. For create, the inserted record must match it.
+   * A comparison missing its value (`{eq: user?.id}` without a user) or an empty `or` matches nothing.
+   */
   authorize?: Authorize
   /** Values of `Field`s that are not stored but computed from the record when it is read. */
   computed?: Record<string, ComputedField>

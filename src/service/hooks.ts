@@ -2,7 +2,7 @@ import type { HookContext } from '@feathersjs/feathers'
 import type { ResolvedResource } from '../resource/resolve'
 import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { compileValidator } from '../validation/validator'
-import { andFilters } from '../query/filters'
+import { andFilters, strictFilter } from '../query/filters'
 import type { Guard } from '../resource/definition'
 import type { ResourceParams } from './resource-service'
 
@@ -16,12 +16,14 @@ const COLLECTION_METHODS = ['find', 'aggregate']
 /**
  * Narrows every call to what the caller may see: the resource's `authorize(context)` filter (or its denial)
  * and, for collections, `defaultFilter`. Both go to `params.scope`, which the service ANDs into every
- * statement, so no client filter and no later hook that replaces `query.filter` can widen them.
+ * statement, so no client filter and no later hook that replaces `query.filter` can widen them. The
+ * authorization filter is read strictly: a value it misses matches nothing instead of everything.
  */
 function scope(resource: ResolvedResource): Hook {
   const { authorize } = resource.definition
   return async (context: Context) => {
-    const authorized = authorize ? await authorize(context) : undefined
+    const rule = authorize ? await authorize(context) : undefined
+    const authorized = rule ? strictFilter(rule, resource.idField.name) : undefined
     const defaultFilter = COLLECTION_METHODS.includes(context.method) ? resource.query.defaultFilter : undefined
     context.params = { ...context.params, scope: andFilters(context.params.scope, authorized, defaultFilter) }
   }

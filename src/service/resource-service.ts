@@ -292,9 +292,16 @@ export class ResourceService {
   async remove(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
     return this.inTransaction(params, async (inner) => {
       const record = await this.get(id, inner)
-      const builder = this.db(inner).where(qualified(this.target, this.resource.idField), this.idValue(id))
+      // Scoped like the read, so the statement itself can never reach a record outside what the caller may see.
+      const builder = this.whereVisible(this.db(inner), inner, inner.query?.filter).where(
+        qualified(this.target, this.resource.idField),
+        this.idValue(id)
+      )
       const { softDeleteColumn } = this.resource
-      await runQuery(softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete())
+      const removed = await runQuery(
+        softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete()
+      )
+      if (!removed) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
       return record
     })
   }
