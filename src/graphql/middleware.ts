@@ -14,6 +14,7 @@ import {
 } from './errors'
 import { buildGraphqlSchema } from './schema'
 import { DEFAULT_LIMITS, operationLimits, type GraphqlLimits } from './limits'
+import { documentCache } from './document-cache'
 import type { GraphqlSchemaPart } from './types'
 
 export interface GraphqlOptions {
@@ -40,12 +41,13 @@ export function graphqlMiddleware(
   const log = options.logError ?? ((error: unknown) => console.error(error))
   const schema = buildGraphqlSchema(resources, options.parts)
   const limits = { ...DEFAULT_LIMITS, ...options.limits }
+  const documents = documentCache((source) => parseWithCode(source, { maxTokens: limits.maxTokens }), validateWithCode)
   // graphql-http hands the context factory its own request object; the Koa context is found through it.
   const koaContexts = new WeakMap<IncomingMessage, Context>()
   const handle = createHandler<GraphqlContext>({
     schema,
-    parse: (source, parseOptions) => parseWithCode(source, { ...parseOptions, maxTokens: limits.maxTokens }),
-    validate: validateWithCode,
+    parse: (source) => documents.parse(typeof source === 'string' ? source : source.body),
+    validate: documents.validate,
     validationRules: [knownOperationTypes, operationLimits(limits, pageSizes(resources))],
     context: (request) => createGraphqlContext(app, koaContexts.get(request.raw)!),
     onOperation: (_request, _args, result) => dedupeErrors(result),
