@@ -52,6 +52,35 @@ export function assetMiddleware(mount: string, assets: Record<string, Asset>, po
   }
 }
 
-export function escapeHtml(text: string) {
+function escapeHtml(text: string) {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}
+
+export interface PageOptions {
+  title: string
+  stylesheets: string[]
+  /** The id of the element the application renders into. */
+  rootId: string
+  scripts: string[]
+  /** Extra CSS for the page itself. */
+  style?: string
+}
+
+/** The HTML page of a browser tool: its stylesheets, one root element, its scripts in order, all relative. */
+export function pageHtml(options: PageOptions) {
+  const links = options.stylesheets.map((href) => `    <link rel="stylesheet" href="${href}" />\n`).join('')
+  const style = options.style ? `    <style>${options.style}</style>\n` : ''
+  const scripts = options.scripts.map((src) => `    <script src="${src}"></script>\n`).join('')
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>${escapeHtml(options.title)}</title>
+    <link rel="icon" href="data:," /><!-- no /favicon.ico request -->
+${style}${links}  </head>
+  <body>
+    <div id="${options.rootId}"></div>
+${scripts}  </body>
+</html>
+`
 }

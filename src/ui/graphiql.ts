@@ -1,4 +1,4 @@
-import { assetMiddleware, escapeHtml, packageFile, sameOriginPolicy } from './assets'
+import { assetMiddleware, packageFile, pageHtml, sameOriginPolicy } from './assets'
 
 export interface GraphiqlOptions {
   /** Where the page is served (default `/graphiql`). */
@@ -17,33 +17,18 @@ export interface GraphiqlOptions {
  */
 export function graphiql(options: GraphiqlOptions = {}) {
   const endpoint = options.endpoint ?? '/graphql'
-  const title = escapeHtml(options.title ?? 'GraphiQL')
   const settings = JSON.stringify({ defaultQuery: options.defaultQuery })
   const init = `const url = new URL(${JSON.stringify(endpoint)}, location.href).href
 const props = Object.assign({ fetcher: GraphiQL.createFetcher({ url }) }, ${settings})
 ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, props))
 `
-  const page = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <title>${title}</title>
-    <link rel="icon" href="data:," /><!-- no /favicon.ico request -->
-    <style>
-      body { margin: 0; }
-      #graphiql { height: 100vh; }
-    </style>
-    <link rel="stylesheet" href="graphiql.min.css" />
-  </head>
-  <body>
-    <div id="graphiql">Loading…</div>
-    <script src="react.production.min.js"></script>
-    <script src="react-dom.production.min.js"></script>
-    <script src="graphiql.min.js"></script>
-    <script src="graphiql-init.js"></script>
-  </body>
-</html>
-`
+  const page = pageHtml({
+    title: options.title ?? 'GraphiQL',
+    style: 'body { margin: 0; } #graphiql { height: 100vh; }',
+    stylesheets: ['graphiql.min.css'],
+    rootId: 'graphiql',
+    scripts: ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphiql-init.js']
+  })
   return assetMiddleware(
     options.path ?? '/graphiql',
     {

@@ -1,4 +1,4 @@
-import { assetMiddleware, escapeHtml, packageFile, sameOriginPolicy } from './assets'
+import { assetMiddleware, packageFile, pageHtml, sameOriginPolicy } from './assets'
 
 export interface SwaggerUiOptions {
   /** Where the page is served (default `/docs`). */
@@ -16,28 +16,18 @@ export interface SwaggerUiOptions {
  */
 export function swaggerUi(options: SwaggerUiOptions = {}) {
   const url = options.url ?? '/openapi.json'
-  const title = escapeHtml(options.title ?? 'API documentation')
   const init = `window.ui = SwaggerUIBundle(${JSON.stringify({
     url,
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null
   })})\n`
-  const page = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <title>${title}</title>
-    <link rel="icon" href="data:," /><!-- no /favicon.ico request -->
-    <link rel="stylesheet" href="swagger-ui.css" />
-  </head>
-  <body>
-    <div id="swagger-ui"></div>
-    <script src="swagger-ui-bundle.js"></script>
-    <script src="swagger-initializer.js"></script>
-  </body>
-</html>
-`
+  const page = pageHtml({
+    title: options.title ?? 'API documentation',
+    stylesheets: ['swagger-ui.css'],
+    rootId: 'swagger-ui',
+    scripts: ['swagger-ui-bundle.js', 'swagger-initializer.js']
+  })
   return assetMiddleware(
     options.path ?? '/docs',
     {
