@@ -36,7 +36,7 @@ function download(port: number): Promise<{ seconds: number; lines: number }> {
 }
 
 async function measureServer(url: string): Promise<Measure> {
-  const { ready, child } = startScript('support/export-server.ts', { DATABASE_URL: url })
+  const { ready, child } = startScript('support/example-server.ts', { DATABASE_URL: url })
   const { payload } = await ready
   try {
     // A warm-up export of the first rows would skew nothing here; memory is read relative to idle.

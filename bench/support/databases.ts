@@ -91,3 +91,24 @@ export async function seedTodoItems(db: Knex, count: number, log: (message: stri
 export function benchDatabaseNames(): Array<'sqlite' | 'mysql'> {
   return process.env.MYSQL_URL ? ['sqlite', 'mysql'] : ['sqlite']
 }
+
+/** Gives every todo item `perParent` sub tasks. */
+export async function seedSubTasks(db: Knex, perParent: number) {
+  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3'
+  const chunk = sqlite ? 400 : 5000
+  const ids: number[] = (await db('todo_items').select('id').orderBy('id')).map((row) => Number(row.id))
+  const created = new Date('2025-06-01T00:00:00.000Z')
+  await db.transaction(async (trx) => {
+    let rows: object[] = []
+    for (const todoItemId of ids) {
+      for (let index = 0; index < perParent; index++) {
+        rows.push({ title: `Sub task ${index} of ${todoItemId}`, completed: index % 2 === 0, created, updated: created, todoItemId })
+        if (rows.length === chunk) {
+          await trx('sub_tasks').insert(rows)
+          rows = []
+        }
+      }
+    }
+    if (rows.length) await trx('sub_tasks').insert(rows)
+  })
+}
