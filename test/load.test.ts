@@ -37,7 +37,7 @@ for (const name of databaseNames) {
       database = await benchDatabase(name)
       await seedTodoItems(database.db, 2000)
       await seedSubTasks(database.db, 10)
-      server = startScript('support/example-server.ts', { DATABASE_URL: database.url })
+      server = startScript('support/example-server.ts', { DATABASE_URL: database.url }, ['--expose-gc'])
       port = Number((await server.ready).payload)
     })
 
@@ -52,12 +52,15 @@ for (const name of databaseNames) {
       // two-core machine the GraphQL tail under 200 connections reaches a few seconds).
       const run = (duration: number) =>
         autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration, requests, timeout: 30 })
+      const settledRss = async () => {
+        await wait(500)
+        await fetch(`http://127.0.0.1:${port}/__gc`)
+        return rssOf(server.child.pid!)
+      }
       await run(5)
-      await wait(1000)
-      const warm = rssOf(server.child.pid!)
+      const warm = await settledRss()
       const result = await run(SECONDS)
-      await wait(1000)
-      const after = rssOf(server.child.pid!)
+      const after = await settledRss()
       const failures = result.errors + result.timeouts + result.non2xx
       assert.equal(
         failures,

@@ -2,15 +2,20 @@ import { createApp } from '../../example/app'
 
 /**
  * The example app on DATABASE_URL, in a process of its own so that its memory and speed are its own.
- * `GET /__statements` answers how many SQL statements ran so far (for statements-per-request figures).
+ * `GET /__statements` answers how many SQL statements ran so far (for statements-per-request figures);
+ * `GET /__gc` runs a full garbage collection when started with --expose-gc.
  */
 async function main() {
   const { app, db } = await createApp({ databaseUrl: process.env.DATABASE_URL! })
   let statements = 0
   db.on('query', () => statements++)
   app.use(async (ctx, next) => {
-    if (ctx.path !== '/__statements') return next()
-    ctx.body = { statements }
+    if (ctx.path === '/__statements') ctx.body = { statements }
+    else if (ctx.path === '/__gc' && typeof global.gc === 'function') {
+      // Memory figures compare live memory, not garbage that a collection has not reached yet.
+      global.gc()
+      ctx.body = { collected: true }
+    } else return next()
   })
   const server = await app.listen(0)
   const address = server.address()

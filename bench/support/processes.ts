@@ -29,8 +29,8 @@ export function sampleRss(pid: number, everyMs = 20) {
  * Runs a TypeScript file of bench/support in its own Node process (so its memory is its own) and resolves
  * with the process once it printed `READY <payload>`.
  */
-export function startScript(file: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '..', file)], {
+export function startScript(file: string, env: Record<string, string>, nodeOptions: string[] = []) {
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', resolve(__dirname, '..', file)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc']
   })
