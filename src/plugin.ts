@@ -1,7 +1,8 @@
+import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
 import type { Knex } from 'knex'
 import type { ResourceDefinition } from './resource/definition'
-import { resolveResources, type ResolvedResource } from './resource/resolve'
+import { resolveResources } from './resource/resolve'
 import { ResourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { transactional } from './service/transaction'
@@ -11,7 +12,6 @@ import { openApiDocument } from './openapi/document'
 import { openApiMiddleware, type OpenApiOptions } from './openapi/middleware'
 import type { FeathersQueryState } from './declarations'
 import './declarations'
-import { MethodNotAllowed } from '@feathersjs/errors'
 
 const methodNotAllowed = () => new MethodNotAllowed('This method is not allowed on this path')
 
@@ -35,10 +35,10 @@ const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
 export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
+    const inTransaction = transactional(options.Model)
     for (const resource of resources) {
       const service = new ResourceService(resource, { Model: options.Model })
       app.use(resource.basePath, service, { methods: METHODS, events: [], resource })
-      const inTransaction = transactional(options.Model)
       app.service(resource.basePath).hooks({
         around: { create: [inTransaction], patch: [inTransaction], remove: [inTransaction] },
         before: resourceHooks(resource)

@@ -14,13 +14,17 @@ async function main() {
   const app = new Koa()
   app.use(async (ctx) => {
     if (ctx.path === '/todo-items') {
+      // The same two statements as the example's list: the page (one row more than asked) and, because the
+      // example enables totalCount, the count.
       const limit = Number(ctx.query.limit ?? 25)
-      const rows = await db('todo_items')
-        .select(COLUMNS)
-        .where('completed', ctx.query.completed === 'true')
-        .orderBy('id')
-        .limit(limit + 1)
-      ctx.body = { pageInfo: { hasNextPage: rows.length > limit, hasPreviousPage: false }, nodes: rows.slice(0, limit) }
+      const completed = ctx.query.completed === 'true'
+      const rows = await db('todo_items').select(COLUMNS).where('completed', completed).orderBy('id').limit(limit + 1)
+      const [{ total }] = await db('todo_items').where('completed', completed).count({ total: '*' })
+      ctx.body = {
+        pageInfo: { hasNextPage: rows.length > limit, hasPreviousPage: false },
+        nodes: rows.slice(0, limit),
+        totalCount: Number(total)
+      }
       return
     }
     const one = /^\/todo-items\/(\d+)$/.exec(ctx.path)

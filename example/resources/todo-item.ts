@@ -1,18 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { defineResource, Field, FilterableField, IDField } from '../../src'
+import { defineResource, Field, FilterableField } from '../../src'
+import { auditFields, taskFields } from './task-fields'
 
 export const todoItemSchema = Type.Object({
-  id: IDField(Type.Integer({ readOnly: true })),
-  title: FilterableField(Type.String({ minLength: 1, maxLength: 100 })),
-  description: FilterableField(Type.String({ maxLength: 1000 }), { nullable: true }),
-  completed: FilterableField(Type.Boolean({ default: false })),
-  created: FilterableField(Type.String({ format: 'date-time', readOnly: true })),
-  updated: FilterableField(Type.String({ format: 'date-time', readOnly: true })),
+  ...taskFields,
   age: Field(Type.Number({ readOnly: true, description: 'Milliseconds since the item was created' })),
   priority: FilterableField(Type.Number({ default: 0 })),
-  // Audit columns: set by hooks from the `user-name` header, offered as aggregate groupBy keys only.
-  createdBy: Field(Type.String(), { nullable: true, hidden: true, groupBy: true }),
-  updatedBy: Field(Type.String(), { nullable: true, hidden: true, groupBy: true })
+  ...auditFields
 })
 
 export type TodoItem = Static<typeof todoItemSchema>

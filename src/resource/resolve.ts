@@ -197,20 +197,31 @@ function storedField(resource: ResolvedResource, name: string, where: string): R
   return field
 }
 
+function relatedResource(
+  resource: ResolvedResource,
+  name: string,
+  relation: { resource: string },
+  byName: Map<string, ResolvedResource>
+) {
+  const target = byName.get(relation.resource)
+  if (!target) {
+    throw new ConfigurationError(`${resource.name}.${name} relates to unknown resource "${relation.resource}"`)
+  }
+  return target
+}
+
 function linkMany(
   resource: ResolvedResource,
   name: string,
   relation: ManyRelationDefinition,
   byName: Map<string, ResolvedResource>
 ): ResolvedManyRelation {
-  const target = byName.get(relation.resource)
-  if (!target) {
-    throw new ConfigurationError(`${resource.name}.${name} relates to unknown resource "${relation.resource}"`)
-  }
+  const target = relatedResource(resource, name, relation, byName)
   return {
     kind: 'many',
     name,
     target,
+    // The foreign key is on the related resource...
     foreignKey: storedField(target, relation.foreignKey, `relation ${resource.name}.${name}`),
     aggregate: resource.definition.enableAggregate === true && relation.enableAggregate !== false
   }
@@ -222,14 +233,11 @@ function linkOne(
   relation: OneRelationDefinition,
   byName: Map<string, ResolvedResource>
 ): ResolvedOneRelation {
-  const target = byName.get(relation.resource)
-  if (!target) {
-    throw new ConfigurationError(`${resource.name}.${name} relates to unknown resource "${relation.resource}"`)
-  }
   return {
     kind: 'one',
     name,
-    target,
+    target: relatedResource(resource, name, relation, byName),
+    // ...and on this one for a one-relation.
     foreignKey: storedField(resource, relation.foreignKey, `relation ${resource.name}.${name}`),
     nullable: relation.nullable === true
   }

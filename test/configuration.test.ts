@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { resolve } from 'node:path'
+import { feathers } from '@feathersjs/feathers'
+import { koa } from '@feathersjs/koa'
+import { Type } from '@sinclair/typebox'
+import knex from 'knex'
+import { ConfigurationError, defineResource, feathersQuery, Field, FilterableField, IDField } from '../src'
+
+const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+
+const parent = defineResource({
+  name: 'Parent',
+  schema: Type.Object({ id: IDField(Type.Integer()), name: FilterableField(Type.String()) })
+})
+
+function configure(...resources: Parameters<typeof feathersQuery>[0]['resources']) {
+  return () => koa(feathers()).configure(feathersQuery({ Model: db, resources }))
+}
+
+describe('Configuration mistakes are reported at start-up', () => {
+  after(() => db.destroy())
+
+  const cases: Array<[string, () => unknown, RegExp]> = [
+    [
+      'a schema without an IDField',
+      configure(defineResource({ name: 'NoId', schema: Type.Object({ name: FilterableField(Type.String()) }) })),
+      /NoId must have exactly one IDField, found 0/
+    ],
+    [
+      'a property without an annotation',
+      configure(defineResource({ name: 'Bare', schema: Type.Object({ id: IDField(Type.Integer()), name: Type.String() }) })),
+      /Bare\.name has no annotation/
+    ],
+    [
+      'a relation naming an unknown resource',
+      configure(parent, defineResource({
+        name: 'Orphan',
+        schema: Type.Object({ id: IDField(Type.Integer()) }),
+        many: { children: { resource: 'Nobody', foreignKey: 'parentId' } }
+      })),
+      /Orphan\.children relates to unknown resource "Nobody"/
+    ],
+    [
+      'a relation naming an unknown field',
+      configure(defineResource({
+        name: 'Child',
+        schema: Type.Object({ id: IDField(Type.Integer()), parentId: FilterableField(Type.Integer()) }),
+        one: { parent: { resource: 'Parent', foreignKey: 'motherId' } }
+      }), parent),
+      /Child: relation Child\.parent names unknown field "motherId"/
+    ],
+    [
+      'an unsupported field type',
+      configure(defineResource({ name: 'Odd', schema: Type.Object({ id: IDField(Type.Integer()), tags: Field(Type.Array(Type.String())) }) })),
+      /Odd\.tags has type "array"/
+    ],
+    [
+      'a custom path without :id',
+      configure(defineResource({ ...parent, name: 'Pathless', basePath: 'pathless', update: { one: { path: 'rename' } } })),
+      /update\.one\.path "rename" must contain :id/
+    ],
+    [
+      'defaultSort on an unknown field',
+      configure(defineResource({ ...parent, name: 'Sorted', basePath: 'sorted', query: { defaultSort: [{ field: 'nope', direction: 'ASC' }] } })),
+      /Sorted: query\.defaultSort names unknown field "nope"/
+    ]
+  ]
+
+  for (const [title, start, message] of cases) {
+    it(`refuses ${title}`, () => {
+      assert.throws(start, (error: unknown) => error instanceof ConfigurationError && message.test(error.message))
+    })
+  }
+})
+
+describe('npm start with bad settings exits non-zero with a clear message', () => {
+  const start = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['--import', 'tsx', resolve(__dirname, '../example/main.ts')], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 30000
+    })
+
+  it('names an unsupported DATABASE_URL scheme', function () {
+    this.timeout(40000)
+    const run = start({ DATABASE_URL: 'postgres://localhost/app', PORT: '0' })
+    assert.equal(run.status, 1)
+    assert.match(run.stderr, /Unsupported DATABASE_URL "postgres:\/\/localhost\/app"/)
+  })
+
+  it('names an unreachable database, without its password, and gives up quickly', function () {
+    this.timeout(40000)
+    const started = Date.now()
+    const run = start({ DATABASE_URL: 'mysql://root:secret@127.0.0.1:1/app', PORT: '0' })
+    assert.equal(run.status, 1)
+    assert.match(run.stderr, /Cannot use the database at mysql:\/\/root:\*\*\*@127\.0\.0\.1:1\/app/)
+    assert.ok(!run.stderr.includes('secret'))
+    assert.ok(Date.now() - started < 20000)
+  })
+})
