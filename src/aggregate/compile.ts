@@ -9,12 +9,9 @@ import type {
 import { decodePartitions, decodeResponses } from './decode'
 import { planAggregate, type AggregatePlan, type GroupColumn } from './plan'
 
-const FUNCTION_SQL: Record<AggregateFunction, string> = {
+const FUNCTION_SQL: Record<Exclude<AggregateFunction, 'avg'>, string> = {
   count: 'COUNT(??)',
   sum: 'SUM(??)',
-  // MySQL averages integers as a DECIMAL rounded to 4 places; adding a floating-point zero makes every
-  // database average in double precision, so SQLite and MySQL agree.
-  avg: 'AVG(?? + 0E0)',
   min: 'MIN(??)',
   max: 'MAX(??)'
 }
@@ -38,7 +35,9 @@ function selectAggregates(knex: Knex, builder: Knex.QueryBuilder, target: SqlTar
     builder.orderByRaw('? ASC', [expression])
   }
   for (const { fn, field, alias } of plan.aggregates) {
-    builder.select(knex.raw(`${FUNCTION_SQL[fn]} AS ??`, [qualified(target, field), alias]))
+    // Averages differ per database (see the dialect table); the rest is standard SQL.
+    const sql = fn === 'avg' ? target.dialect.average : FUNCTION_SQL[fn]
+    builder.select(knex.raw(`${sql} AS ??`, [qualified(target, field), alias]))
   }
   return builder
 }

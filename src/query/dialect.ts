@@ -14,6 +14,8 @@ export interface Dialect {
   iLike(column: string, pattern: string): Knex.Raw
   /** SQL for the start of the bucket holding a date column's value, as a `YYYY-MM-DD` string (UTC). */
   dateBucket(column: string, bucket: DateBucket): Knex.Raw
+  /** AVG in double precision (the same digits on every database), with `??` for the column. */
+  average: string
 }
 
 /** SQLite's LIKE ignores ASCII case, so case-sensitive matching uses GLOB with the pattern translated. */
@@ -36,7 +38,9 @@ function sqlite(knex: Knex): Dialect {
     name: 'sqlite',
     like: (column, pattern) => knex.raw('?? GLOB ?', [column, likeToGlob(pattern)]),
     iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
-    dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column])
+    dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column]),
+    // SQLite's AVG is a double already.
+    average: 'AVG(??)'
   }
 }
 
@@ -54,7 +58,9 @@ function mysql(knex: Knex): Dialect {
     like: (column, pattern) => knex.raw('?? LIKE ?', [column, pattern]),
     iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
     dateBucket: (column, bucket) =>
-      knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column])
+      knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column]),
+    // MySQL averages integers as a DECIMAL rounded to 4 places; a floating-point zero makes it a double.
+    average: 'AVG(?? + 0E0)'
   }
 }
 
@@ -65,7 +71,9 @@ function postgres(knex: Knex): Dialect {
     like: (column, pattern) => knex.raw('?? LIKE ?', [column, pattern]),
     iLike: (column, pattern) => knex.raw('?? ILIKE ?', [column, pattern]),
     dateBucket: (column, bucket) =>
-      knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column])
+      knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column]),
+    // Postgres averages integers as numeric (returned as text); as a double it agrees with the others.
+    average: 'AVG(??::double precision)'
   }
 }
 
