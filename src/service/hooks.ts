@@ -5,6 +5,7 @@ import { compileValidator } from '../validation/validator'
 import { andFilters, strictFilter } from '../query/filters'
 import type { Guard } from '../resource/definition'
 import type { ResourceParams } from './resource-service'
+import { checkReferences } from './references'
 
 type Context = HookContext & { params: ResourceParams }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -37,7 +38,7 @@ function validateBody(validate: (data: unknown) => Record<string, unknown>): Hoo
 
 /**
  * The hooks the plugin puts on every resource service, before any hook of the application's:
- * guards first, then body validation, then the scope.
+ * guards first, then body validation, then the scope, then (on writes) the references the body sets.
  */
 export function resourceHooks(resource: ResolvedResource): Record<string, Array<Guard | Hook>> {
   const { definition } = resource
@@ -46,12 +47,13 @@ export function resourceHooks(resource: ResolvedResource): Record<string, Array<
   const validateCreate = compileValidator(createSchemaOf(resource), { prefix: 'body', what: 'Body' })
   const validateUpdate = compileValidator(updateSchemaOf(resource), { prefix: 'body', what: 'Body' })
   const scoped = scope(resource)
+  const references = checkReferences(resource)
   return {
     find: [...read, scoped],
     get: [...read, scoped],
     aggregate: [...read, scoped],
-    create: [...common, ...(definition.create?.guards ?? []), validateBody(validateCreate), scoped],
-    patch: [...common, ...(definition.update?.one?.guards ?? []), validateBody(validateUpdate), scoped],
+    create: [...common, ...(definition.create?.guards ?? []), validateBody(validateCreate), scoped, references],
+    patch: [...common, ...(definition.update?.one?.guards ?? []), validateBody(validateUpdate), scoped, references],
     remove: [...common, ...(definition.delete?.one?.guards ?? []), scoped]
   }
 }

@@ -1,0 +1,31 @@
+import { NotFound } from '@feathersjs/errors'
+import type { HookContext } from '@feathersjs/feathers'
+import { badField } from '../errors'
+import type { ResolvedResource } from '../resource/resolve'
+import type { ResourceParams } from './resource-service'
+
+/**
+ * Before create and patch: each one-relation reference the body sets must name a record the caller may read.
+ * The lookup is an ordinary `get` on the related service with the caller's params, so that resource's guards
+ * and `authorize` decide; otherwise a client could attach records to, and probe the ids of, records it
+ * cannot see. A missing or hidden target is the same 400, naming the field.
+ */
+export function checkReferences(resource: ResolvedResource) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return async (context: HookContext<any, any>) => {
+    const data = (context.data ?? {}) as Record<string, unknown>
+    // The caller's identity and transport, not this call's query, scope or stream.
+    const { query: _query, scope: _scope, stream: _stream, ...caller } = context.params as ResourceParams
+    for (const relation of resource.one) {
+      const name = relation.foreignKey.name
+      const value = data[name]
+      if (value === undefined || value === null) continue
+      try {
+        await context.app.service(relation.target.basePath).get(value, caller)
+      } catch (error) {
+        if (!(error instanceof NotFound)) throw error
+        throw badField(`body.${name}`, `names no ${relation.target.name} that you may see (id '${value}')`)
+      }
+    }
+  }
+}
