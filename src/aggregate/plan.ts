@@ -136,8 +136,9 @@ export function planAggregate(resource: ResolvedResource, request: AggregateRequ
   }
   const groups = planGroups(check)
   const aggregates = planColumns(check)
+  // The relation key the plugin partitions by is any stored field; only client groupBy needs groupable ones.
   const partitionField =
-    request.partitionBy === undefined ? undefined : check.groupField(request.partitionBy, 'partitionBy')
+    request.partitionBy === undefined ? undefined : check.field(request.partitionBy, 'partitionBy')
 
   if (check.errors.length) throw badInput(check.errors)
   if (groups.length === 0 && aggregates.length === 0) {

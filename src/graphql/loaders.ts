@@ -102,7 +102,7 @@ export class RelationLoaders {
     return this.loader<ResourceRecord | null>(`one:${target.name}`, async (ids) => {
       const records = (await this.caller
         .service(target)
-        .find(this.caller.params({ filter: { [id]: { in: ids.map(String) } } }))) as ResourceRecord[]
+        .find({ ...this.caller.params({ filter: { [id]: { in: ids.map(String) } } }), lookup: true })) as ResourceRecord[]
       const byId = new Map(records.map((record) => [String(record[id]), record]))
       return ids.map((value) => byId.get(String(value)) ?? null)
     })

@@ -1,11 +1,14 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql'
 
-/** Dates travel as ISO 8601 strings; the offset may be omitted (then UTC is meant, as in the REST filters). */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+/**
+ * Dates travel as RFC 3339 date-times with an offset, exactly what the REST filters accept (Ajv's
+ * `date-time`), so that REST and GraphQL take the same values and none is read in the server's time zone.
+ */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i
 
 function parseDateTime(value: unknown): string {
   if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
-    throw new GraphQLError(`DateTime must be an ISO 8601 date-time string, e.g. 2026-09-20T12:30:00.000Z`)
+    throw new GraphQLError(`DateTime must be an ISO 8601 date-time with an offset, e.g. 2026-09-20T12:30:00.000Z`)
   }
   // Passed on as given: the SQL compiler converts filter values to dates for the driver.
   return value

@@ -47,13 +47,21 @@ export function decodeRow(resource: ResolvedResource, row: Record<string, unknow
 
 const NUMBER_PATTERN = /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i
 
+/** What the drivers bind. */
+export type DbValue = string | number | boolean | Date | null
+
+const INTEGER_PATTERN = /^-?\d+$/
+/** A date-time that names its offset (`Z` or `±hh:mm`); one without is read as UTC, not as server time. */
+const HAS_OFFSET = /(Z|[+-]\d\d:?\d\d)$/i
+
+function parseDate(value: string) {
+  return Date.parse(value.includes('T') && !HAS_OFFSET.test(value) ? `${value}Z` : value)
+}
+
 /**
  * A value from a filter or body, converted to what the driver binds for this field.
  * Throws a 400 naming `path` when the value does not fit the field's type.
  */
-/** What the drivers bind. */
-export type DbValue = string | number | boolean | Date | null
-
 export function encodeValue(field: ResolvedField, value: unknown, path: string = field.name): DbValue {
   if (value === null) return null
   switch (field.kind) {
@@ -61,7 +69,8 @@ export function encodeValue(field: ResolvedField, value: unknown, path: string =
       if (typeof value === 'boolean') return value
       throw badField(path, 'must be a boolean')
     case 'integer': {
-      const number = typeof value === 'string' && NUMBER_PATTERN.test(value) ? Number(value) : value
+      // Strictly digits: `1e0`, ` 1 ` or `1.0` are not the id 1.
+      const number = typeof value === 'string' && INTEGER_PATTERN.test(value) ? Number(value) : value
       if (typeof number === 'number' && Number.isSafeInteger(number)) return number
       throw badField(path, 'must be an integer')
     }
@@ -71,7 +80,7 @@ export function encodeValue(field: ResolvedField, value: unknown, path: string =
       throw badField(path, 'must be a number')
     }
     case 'date': {
-      const time = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN
+      const time = value instanceof Date ? value.getTime() : typeof value === 'string' ? parseDate(value) : NaN
       if (!Number.isNaN(time)) return new Date(time)
       throw badField(path, 'must be an ISO 8601 date-time')
     }

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { badField } from '../errors'
+import { encodeValue } from '../resource/codec'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import { compileValidator } from '../validation/validator'
 import type { Filter } from '../query/model'
@@ -13,21 +14,14 @@ export interface CollectionQueryOptions {
   filters: boolean
 }
 
-/** The query-string type of a field's equality parameter: strings are converted to the field's type. */
+/**
+ * The query-string type of a field's equality parameter: the field's own schema (so its bounds and patterns
+ * hold here too), with strings converted to its type. A default belongs to bodies, not to filters.
+ */
 function parameterSchema(field: ResolvedField): TSchema {
-  const { description } = field
-  switch (field.kind) {
-    case 'boolean':
-      return Type.Boolean({ description })
-    case 'integer':
-      return Type.Integer({ description })
-    case 'number':
-      return Type.Number({ description })
-    case 'date':
-      return Type.String({ format: 'date-time', description })
-    case 'string':
-      return Type.String({ description })
-  }
+  const { default: _default, readOnly: _readOnly, ...schema } = field.schema
+  if (field.kind === 'date') return Type.String({ ...schema, format: 'date-time' })
+  return schema as TSchema
 }
 
 /** The REST list endpoint's paging strategy: the read option wins over the query options. */
@@ -57,7 +51,7 @@ export function collectionQuerySchema(resource: ResolvedResource, options: Colle
       Type.Integer({ minimum: 1, maximum: sizes.max, default: sizes.default, description: 'Page size' })
     )
     properties.offset = Type.Optional(
-      Type.Integer({ minimum: 0, default: 0, description: 'Number of records to skip' })
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Number of records to skip' })
     )
   }
   if (options.filters) {
@@ -94,7 +88,11 @@ export function collectionQueryParser(resource: ResolvedResource, options: Colle
     }
     const { limit, offset, query, ...fields } = validate({ ...raw }) as Record<string, unknown>
     const filter: Filter = {}
-    for (const [name, value] of Object.entries(fields)) filter[name] = { eq: value as string }
+    for (const [name, value] of Object.entries(fields)) {
+      // Checked here so that a value the database cannot take (e.g. 1e400) is named by its parameter.
+      encodeValue(resource.fieldMap.get(name)!, value, name)
+      filter[name] = { eq: value as string }
+    }
     return {
       filter: Object.keys(filter).length ? filter : undefined,
       paging: options.paging ? { limit: limit as number, offset: offset as number } : undefined,

@@ -1,8 +1,8 @@
 import Router from '@koa/router'
 import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
-import type { Context } from 'koa'
-import { ConfigurationError } from '../errors'
+import type { Context, Next } from 'koa'
+import { badInput, ConfigurationError } from '../errors'
 import { serializeRecord } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'
 import type { ResourceService, ResourceRecord } from '../service/resource-service'
@@ -39,7 +39,8 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
   const idOf = (ctx: Context) => ctx.params.id
 
   // Registered before `/:id`, so `export` is never taken for an id.
-  if (!definition.export?.disabled) exportRoute(router, app, resource)
+  if (definition.export?.disabled) router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`))
+  else exportRoute(router, app, resource)
 
   router.get(base, async (ctx) => {
     const request = parseList(ctx.query)
@@ -57,28 +58,46 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
     }
   })
 
-  router.get(`${base}/:id`, async (ctx) => {
+  router.get(`${base}/:id`, noQueryParameters, async (ctx) => {
     ctx.body = serialize(await service().get(idOf(ctx), restParams(ctx)))
   })
 
-  router.post(base, requireJson, async (ctx) => {
-    if (definition.create?.disabled) throw new MethodNotAllowed(`Creating ${resource.name} records is disabled`)
+  const create = async (ctx: Context) => {
     ctx.body = serialize(await service().create(ctx.request.body as ResourceRecord, restParams(ctx)))
     ctx.status = 201
-  })
+  }
+  if (definition.create?.disabled) router.post(base, disabled(`Creating ${resource.name} records`))
+  else router.post(base, noQueryParameters, requireJson, create)
 
+  // PUT is a partial update as well: absent properties keep their values.
   const update = async (ctx: Context) => {
-    if (definition.update?.disabled) throw new MethodNotAllowed(`Updating ${resource.name} records is disabled`)
-    // PUT is a partial update as well: absent properties keep their values.
     ctx.body = serialize(await service().patch(idOf(ctx), ctx.request.body as ResourceRecord, restParams(ctx)))
   }
-  router.put(updatePath(resource), requireJson, update)
-  router.patch(updatePath(resource), requireJson, update)
+  const updateRoute = definition.update?.disabled
+    ? [disabled(`Updating ${resource.name} records`)]
+    : [noQueryParameters, requireJson, update]
+  router.put(updatePath(resource), ...updateRoute)
+  router.patch(updatePath(resource), ...updateRoute)
 
-  router.delete(deletePath(resource), async (ctx) => {
-    if (definition.delete?.disabled) throw new MethodNotAllowed(`Deleting ${resource.name} records is disabled`)
+  const remove = async (ctx: Context) => {
     ctx.body = serialize(await service().remove(idOf(ctx), restParams(ctx)))
-  })
+  }
+  if (definition.delete?.disabled) router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`))
+  else router.delete(deletePath(resource), noQueryParameters, remove)
+}
+
+/** A disabled endpoint answers 405 before looking at anything the request carries. */
+function disabled(what: string) {
+  return async () => {
+    throw new MethodNotAllowed(`${what} is disabled`)
+  }
+}
+
+/** Single-record endpoints take no query parameters; an unknown parameter is a mistake worth a 400. */
+async function noQueryParameters(ctx: Context, next: Next) {
+  const names = Object.keys(ctx.query)
+  if (names.length) throw badInput(names.map((field) => ({ field, message: 'is not allowed' })))
+  return next()
 }
 
 /** The REST surface of every resource, as Koa routes that call the resource services. */

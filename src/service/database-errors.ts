@@ -35,6 +35,21 @@ const CONSTRAINT_CODES = new Set([
   '22003'
 ])
 
+/** The column a driver's constraint message names, where it names one. */
+function columnOf(message: string) {
+  const patterns = [
+    /for column '([^']+)'/, // MySQL: Data too long / Out of range value for column 'x'
+    /Column '([^']+)' cannot be null/, // MySQL NOT NULL
+    /FOREIGN KEY \(`([^`]+)`\)/, // MySQL foreign key
+    /constraint failed: \w+\.(\w+)/ // SQLite NOT NULL / CHECK: table.column
+  ]
+  for (const pattern of patterns) {
+    const match = pattern.exec(message)
+    if (match) return match[1]
+  }
+  return undefined
+}
+
 /**
  * Turns a driver error into a Feathers error: an unreachable or busy database is a 503 the client may retry,
  * a violated constraint is the client's 400/409, a deadlock between concurrent writes a 409 to retry,
@@ -52,7 +67,11 @@ export function databaseError(error: unknown): FeathersError {
     return new Conflict('A concurrent change got in the way; retry the request')
   }
   if (code && CONSTRAINT_CODES.has(code)) {
-    return new BadRequest('The data violates a database constraint', { reason: message })
+    // The driver's message starts with the whole statement and its values: it stays in the server.
+    const column = columnOf(message ?? '')
+    return new BadRequest(`The data violates a database constraint${column ? ` on ${column}` : ''}`, {
+      errors: [{ field: column ? `body.${column}` : 'body', message: 'violates a database constraint' }]
+    })
   }
   const general = new GeneralError('Internal database error')
   Object.defineProperty(general, 'cause', { value: error, enumerable: false })

@@ -25,7 +25,8 @@ function scope(resource: ResolvedResource): Hook {
   return async (context: Context) => {
     const rule = authorize ? await authorize(context) : undefined
     const authorized = rule ? strictFilter(rule, resource.idField.name) : undefined
-    const defaultFilter = COLLECTION_METHODS.includes(context.method) ? resource.query.defaultFilter : undefined
+    const collection = COLLECTION_METHODS.includes(context.method) && !context.params.lookup
+    const defaultFilter = collection ? resource.query.defaultFilter : undefined
     context.params = { ...context.params, scope: andFilters(context.params.scope, authorized, defaultFilter) }
   }
 }

@@ -1,4 +1,4 @@
-import { NotFound } from '@feathersjs/errors'
+import { BadRequest, NotFound } from '@feathersjs/errors'
 import type { HookContext } from '@feathersjs/feathers'
 import { badField } from '../errors'
 import type { ResolvedResource } from '../resource/resolve'
@@ -23,7 +23,8 @@ export function checkReferences(resource: ResolvedResource) {
       try {
         await context.app.service(relation.target.basePath).get(value, caller)
       } catch (error) {
-        if (!(error instanceof NotFound)) throw error
+        // Missing, hidden, or not even a valid id of the target: all the same mistake in this field.
+        if (!(error instanceof NotFound) && !(error instanceof BadRequest)) throw error
         throw badField(`body.${name}`, `names no ${relation.target.name} that you may see (id '${value}')`)
       }
     }

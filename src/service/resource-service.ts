@@ -33,6 +33,11 @@ export interface ResourceParams extends Params<ResourceQuery> {
   scope?: Filter
   /** `find` returns a Readable object stream of records instead of a page (CSV export). */
   stream?: boolean
+  /**
+   * A batched lookup of records by id on behalf of references (GraphQL one-relations): rules that scope
+   * collections (`defaultFilter`) do not apply, as they do not for `get`; `authorize` does.
+   */
+  lookup?: boolean
   /** An open transaction (compatible with @feathersjs/knex's `transaction` hooks). */
   transaction?: { trx: Knex.Transaction }
   headers?: Record<string, string | string[] | undefined>
@@ -90,8 +95,9 @@ export class ResourceService {
 
   private checkPaging(paging: OffsetPaging) {
     const { limit, offset = 0 } = paging
-    if (!Number.isInteger(limit) || limit < 0) throw badField('paging.limit', 'must be a non-negative integer')
-    if (!Number.isInteger(offset) || offset < 0) throw badField('paging.offset', 'must be a non-negative integer')
+    // Safe integers only: knex would bind 1e20 as a string and read 1e23 as 1.
+    if (!Number.isSafeInteger(limit) || limit < 0) throw badField('paging.limit', 'must be a non-negative integer')
+    if (!Number.isSafeInteger(offset) || offset < 0) throw badField('paging.offset', 'must be a non-negative integer')
     return { limit, offset }
   }
 

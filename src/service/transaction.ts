@@ -1,7 +1,8 @@
 import type { HookContext, NextFunction } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { runQuery } from './database-errors'
+import { FeathersError } from '@feathersjs/errors'
+import { databaseError } from './database-errors'
 
 interface Ambient {
   knex: Knex
@@ -29,7 +30,7 @@ export function transactional(knex: Knex) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return async (context: HookContext<any, any>, next: NextFunction) => {
     if (context.params.transaction?.trx || ambientTransaction(knex)) return next()
-    await runQuery(
+    await runTransaction(
       knex.transaction((trx) =>
         ambient.run({ knex, trx }, async () => {
           context.params = { ...context.params, transaction: { trx } }
@@ -40,5 +41,18 @@ export function transactional(knex: Knex) {
         })
       )
     )
+  }
+}
+
+/**
+ * What the chain threw stays as it is (Feathers errors, an application hook's TypeError); only a failure of
+ * the transaction itself (begin, commit) is a database error.
+ */
+async function runTransaction(transaction: Promise<unknown>) {
+  try {
+    await transaction
+  } catch (error) {
+    const fromDriver = !(error instanceof FeathersError) && typeof (error as { code?: unknown })?.code === 'string'
+    throw fromDriver ? databaseError(error) : error
   }
 }
