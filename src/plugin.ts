@@ -3,7 +3,7 @@ import type { Application } from '@feathersjs/koa'
 import type { Knex } from 'knex'
 import type { ResourceDefinition } from './resource/definition'
 import { resolveResources } from './resource/resolve'
-import { ResourceService } from './service/resource-service'
+import { ResourceService, resourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { transactional } from './service/transaction'
 import { restRouter } from './rest/router'
@@ -46,7 +46,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
     }
     const state: FeathersQueryState = {
       resources,
-      serviceOf: (resource) => app.service(resource.basePath) as unknown as ResourceService
+      serviceOf: (resource) => resourceService(app, resource)
     }
     app.set('feathersQuery', state)
     if (options.graphql !== false) {

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify'
-import type { ResolvedResource } from '../resource/resolve'
+import { serializedFields, type ResolvedResource } from '../resource/resolve'
 
 /**
  * The CSV encoder of an export: a header row of the serialized fields in schema order (also for zero rows),
@@ -8,7 +8,7 @@ import type { ResolvedResource } from '../resource/resolve'
  * with `'` by csv-stringify's `escape_formulas`.
  */
 export function csvEncoder(resource: ResolvedResource) {
-  const fields = resource.fields.filter((field) => field.serialized)
+  const fields = serializedFields(resource)
   return stringify({
     header: true,
     columns: fields.map((field) => ({ key: field.name, header: field.name })),

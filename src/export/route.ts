@@ -2,7 +2,7 @@ import type Router from '@koa/router'
 import type { Application } from '@feathersjs/koa'
 import { Readable, pipeline } from 'node:stream'
 import type { ResolvedResource } from '../resource/resolve'
-import type { ResourceRecord, ResourceService } from '../service/resource-service'
+import { resourceService, type ResourceRecord } from '../service/resource-service'
 import { collectionQueryParser, EXPORT_QUERY_OPTIONS } from '../rest/collection-query'
 import { restParams } from '../rest/params'
 import { csvEncoder, csvRowWriter } from './csv'
@@ -42,7 +42,7 @@ export function exportRoute(router: Router, app: Application, resource: Resolved
   const maxRows = resource.definition.export?.maxRows
   router.get(exportPath(resource), async (ctx) => {
     const { filter, search } = parse(ctx.query)
-    const service = app.service(resource.basePath) as unknown as ResourceService
+    const service = resourceService(app, resource)
     const records = await service.find({ ...restParams(ctx, { filter, search }), stream: true })
     const rows = await csvRows(records, csvRowWriter(resource), maxRows)
     const encoder = csvEncoder(resource)

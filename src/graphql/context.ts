@@ -2,7 +2,7 @@ import type { Application } from '@feathersjs/koa'
 import type { Context as KoaContext } from 'koa'
 import type { ResolvedResource } from '../resource/resolve'
 import type { ResourceQuery } from '../query/model'
-import type { ResourceParams, ResourceService } from '../service/resource-service'
+import { resourceService, type ResourceParams, type ResourceService } from '../service/resource-service'
 import { RelationLoaders } from './loaders'
 
 /** Calls resource services on behalf of one GraphQL request. */
@@ -33,7 +33,7 @@ export function createGraphqlContext(app: Application, ctx: KoaContext): Graphql
     headers: ctx.request.headers
   }
   const caller: ServiceCaller = {
-    service: (resource) => app.service(resource.basePath) as unknown as ResourceService,
+    service: (resource) => resourceService(app, resource),
     params: (query = {}) => ({ ...base, query })
   }
   return { ...caller, loaders: new RelationLoaders(caller) }

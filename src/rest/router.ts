@@ -5,7 +5,7 @@ import type { Context, Next } from 'koa'
 import { badInput, ConfigurationError } from '../errors'
 import { serializeRecord } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'
-import type { ResourceService, ResourceRecord } from '../service/resource-service'
+import { resourceService, type ResourceRecord } from '../service/resource-service'
 import type { Page } from '../query/model'
 import { collectionQueryParser, listPagingStrategy, listQueryOptions } from './collection-query'
 import { restParams } from './params'
@@ -30,7 +30,7 @@ export function deletePath(resource: ResolvedResource) {
 }
 
 function resourceRoutes(router: Router, app: Application, resource: ResolvedResource) {
-  const service = () => app.service(resource.basePath) as unknown as ResourceService
+  const service = () => resourceService(app, resource)
   const serialize = (record: ResourceRecord) => serializeRecord(resource, record)
   const { definition } = resource
   const base = `/${resource.basePath}`

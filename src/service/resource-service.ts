@@ -312,3 +312,12 @@ export class ResourceService {
     })
   }
 }
+
+/**
+ * The registered (hook-running) service of a resource. Feathers types `app.service` for its own service
+ * shapes, so the one cast lives here.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function resourceService(app: { service(path: string): any }, resource: ResolvedResource): ResourceService {
+  return app.service(resource.basePath) as ResourceService
+}
