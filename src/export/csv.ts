@@ -28,7 +28,7 @@ export function csvEncoder(resource: ResolvedResource) {
  * field, which halves the export's speed.) Converts in place: records are fresh objects of this request.
  */
 export function csvRowWriter(resource: ResolvedResource) {
-  const dates = resource.fields.filter((field) => field.serialized && field.kind === 'date').map((field) => field.name)
+  const dates = serializedFields(resource).filter((field) => field.kind === 'date').map((field) => field.name)
   return (record: Record<string, unknown>) => {
     for (const name of dates) {
       const value = record[name]

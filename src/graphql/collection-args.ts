@@ -6,9 +6,9 @@ import {
   type GraphQLFieldConfigArgumentMap,
   type GraphQLResolveInfo
 } from 'graphql'
-import type { ResolvedResource } from '../resource/resolve'
+import { pageSizes, type PageSizes, type ResolvedResource } from '../resource/resolve'
 import type { Filter, SortField } from '../query/model'
-import { pageWindow, type CursorPaging, type PageSizes, type PageWindow } from './cursor'
+import { pageWindow, type CursorPaging, type PageWindow } from './cursor'
 import { connectionCursorType } from './field-types'
 import { filterInputType, filterIsRequired, toFilter } from './filter-input'
 import { selectsField } from './selection'
@@ -33,9 +33,9 @@ export function cursorPagingType(types: GraphqlTypes) {
   })
 }
 
-export function pageSizes(resource: ResolvedResource): PageSizes {
-  const max = resource.query.maxResultsSize
-  return { max, default: resource.query.defaultResultSize ?? Math.min(GRAPHQL_DEFAULT_RESULT_SIZE, max) }
+/** A resource's page sizes in GraphQL. */
+export function graphqlPageSizes(resource: ResolvedResource): PageSizes {
+  return pageSizes(resource, GRAPHQL_DEFAULT_RESULT_SIZE)
 }
 
 /**
@@ -50,7 +50,7 @@ export function collectionArgs(
   return {
     paging: {
       type: cursorPagingType(types),
-      defaultValue: { first: pageSizes(resource).default },
+      defaultValue: { first: graphqlPageSizes(resource).default },
       description: 'Which page of records to return.'
     },
     filter: filterIsRequired(resource)
@@ -81,7 +81,7 @@ export function collectionRequest(
   return {
     filter: toFilter(resource, args.filter),
     sorting: toSorting(args.sorting),
-    window: pageWindow(args.paging as CursorPaging | null, pageSizes(resource)),
+    window: pageWindow(args.paging as CursorPaging | null, graphqlPageSizes(resource)),
     totalCount: resource.query.enableTotalCount && selectsField(info, 'totalCount')
   }
 }

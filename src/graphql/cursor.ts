@@ -1,4 +1,5 @@
 import { badInput, type FieldError } from '../errors'
+import type { PageSizes } from '../resource/resolve'
 
 /**
  * Cursors are offset cursors, encoded as nestjs-query encodes them: base64("arrayconnection:" + zero-based index
@@ -25,10 +26,6 @@ export interface CursorPaging {
   before?: string | null
 }
 
-export interface PageSizes {
-  default: number
-  max: number
-}
 
 /** The offset page a cursor request asks for. */
 export interface PageWindow {

@@ -15,6 +15,7 @@ import {
 import { buildGraphqlSchema } from './schema'
 import { DEFAULT_LIMITS, operationLimits, type GraphqlLimits } from './limits'
 import { documentCache } from './document-cache'
+import { graphqlPageSizes } from './collection-args'
 import type { GraphqlSchemaPart } from './types'
 
 export interface GraphqlOptions {
@@ -48,7 +49,7 @@ export function graphqlMiddleware(
     schema,
     parse: (source) => documents.parse(typeof source === 'string' ? source : source.body),
     validate: documents.validate,
-    validationRules: [knownOperationTypes, operationLimits(limits, pageSizes(resources))],
+    validationRules: [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))],
     context: (request) => createGraphqlContext(app, koaContexts.get(request.raw)!),
     onOperation: (_request, _args, result) => dedupeErrors(result),
     formatError: formatGraphqlError(log)
@@ -79,9 +80,10 @@ function describeRefusal(ctx: Context) {
 }
 
 /** The page size a connection without `first`/`last` gets, and the largest any resource allows. */
-function pageSizes(resources: ResolvedResource[]) {
+function limitPageSizes(resources: ResolvedResource[]) {
+  const sizes = resources.map(graphqlPageSizes)
   return {
-    defaultSize: Math.max(...resources.map((resource) => resource.query.defaultResultSize ?? 10)),
-    largest: Math.max(...resources.map((resource) => resource.query.maxResultsSize))
+    defaultSize: Math.max(...sizes.map((size) => size.default)),
+    largest: Math.max(...sizes.map((size) => size.max))
   }
 }

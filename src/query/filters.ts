@@ -1,12 +1,13 @@
 import type { FieldComparison, Filter } from './model'
 
-export function isEmptyFilter(filter: Filter | undefined | null): filter is undefined {
+/** No filter, or one whose every key is undefined (`{}` included): it restricts nothing. */
+export function isEmptyFilter(filter: Filter | undefined | null): boolean {
   return !filter || Object.values(filter).every((value) => value === undefined)
 }
 
 /** ANDs filters together, leaving out empty ones; `undefined` when nothing is left. */
 export function andFilters(...filters: Array<Filter | undefined | null>): Filter | undefined {
-  const present = filters.filter((filter): filter is Filter => !isEmptyFilter(filter))
+  const present = filters.filter((filter): filter is Filter => !!filter && !isEmptyFilter(filter))
   if (present.length === 0) return undefined
   if (present.length === 1) return present[0]
   return { and: present }

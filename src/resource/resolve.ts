@@ -85,6 +85,22 @@ export interface ResolvedResource {
 
 export const DEFAULT_MAX_RESULTS_SIZE = 50
 
+export interface PageSizes {
+  /** Page size when the client asks for none. */
+  default: number
+  /** Largest page a client may ask for. */
+  max: number
+}
+
+/**
+ * A resource's page sizes on a surface whose own default page size is `surfaceDefault` (REST 25, GraphQL
+ * 10): `defaultResultSize` when configured, else the surface default, never above `maxResultsSize`.
+ */
+export function pageSizes(resource: ResolvedResource, surfaceDefault: number): PageSizes {
+  const max = resource.query.maxResultsSize
+  return { max, default: resource.query.defaultResultSize ?? Math.min(surfaceDefault, max) }
+}
+
 function resolveFields(definition: ResourceDefinition): ResolvedField[] {
   const schema: TObject = definition.schema
   const required = new Set(schema.required ?? [])

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { badField } from '../errors'
 import { encodeValue } from '../resource/codec'
-import type { ResolvedField, ResolvedResource } from '../resource/resolve'
+import { filterableFields, pageSizes, type ResolvedField, type ResolvedResource } from '../resource/resolve'
 import { compileValidator } from '../validation/validator'
 import type { Filter } from '../query/model'
 
@@ -37,16 +37,11 @@ export function listQueryOptions(resource: ResolvedResource): CollectionQueryOpt
 /** The export's query string: the filter parameters even with `disableFilter`, never paging. */
 export const EXPORT_QUERY_OPTIONS: CollectionQueryOptions = { paging: false, filters: true }
 
-export function pageSizes(resource: ResolvedResource) {
-  const max = resource.query.maxResultsSize
-  return { max, default: resource.query.defaultResultSize ?? Math.min(REST_DEFAULT_RESULT_SIZE, max) }
-}
-
 /** The JSON schema of a collection endpoint's query string; also what the OpenAPI document describes. */
 export function collectionQuerySchema(resource: ResolvedResource, options: CollectionQueryOptions) {
   const properties: Record<string, TSchema> = {}
   if (options.paging) {
-    const sizes = pageSizes(resource)
+    const sizes = pageSizes(resource, REST_DEFAULT_RESULT_SIZE)
     properties.limit = Type.Optional(
       Type.Integer({ minimum: 1, maximum: sizes.max, default: sizes.default, description: 'Page size' })
     )
@@ -55,7 +50,7 @@ export function collectionQuerySchema(resource: ResolvedResource, options: Colle
     )
   }
   if (options.filters) {
-    for (const field of resource.fields.filter((candidate) => candidate.filterable)) {
+    for (const field of filterableFields(resource)) {
       const schema = parameterSchema(field)
       properties[field.name] = field.filterRequired ? schema : Type.Optional(schema)
     }

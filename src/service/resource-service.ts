@@ -251,6 +251,15 @@ export class ResourceService {
     return record
   }
 
+  /**
+   * The record `id` for an UPDATE or DELETE, scoped like a read, so the statement itself can never reach a
+   * record outside what the caller may see.
+   */
+  private writableById(params: ResourceParams, id: Id) {
+    const idColumn = qualified(this.target, this.resource.idField)
+    return this.whereVisible(this.db(params), params, params.query?.filter).where(idColumn, this.idValue(id))
+  }
+
   /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */
   private async inTransaction<T>(params: ResourceParams, work: (params: ResourceParams) => Promise<T>) {
     const open = this.knex(params)
@@ -280,10 +289,8 @@ export class ResourceService {
     const row = encodeRow(this.resource, data)
     delete row[this.resource.idField.column]
     return this.inTransaction(params, async (inner) => {
-      const idColumn = qualified(this.target, this.resource.idField)
       if (Object.keys(row).length > 0) {
-        const builder = this.whereVisible(this.db(inner), inner, inner.query?.filter).where(idColumn, this.idValue(id))
-        const changed = await runQuery(builder.update(row))
+        const changed = await runQuery(this.writableById(inner, id).update(row))
         if (!changed) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
       }
       const record = await this.getRecord(id, inner, inner.query?.filter)
@@ -298,11 +305,7 @@ export class ResourceService {
   async remove(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
     return this.inTransaction(params, async (inner) => {
       const record = await this.get(id, inner)
-      // Scoped like the read, so the statement itself can never reach a record outside what the caller may see.
-      const builder = this.whereVisible(this.db(inner), inner, inner.query?.filter).where(
-        qualified(this.target, this.resource.idField),
-        this.idValue(id)
-      )
+      const builder = this.writableById(inner, id)
       const { softDeleteColumn } = this.resource
       const removed = await runQuery(
         softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete()
