@@ -342,4 +342,35 @@ forEachDatabase('GraphQL: relations', (env) => {
       { field: 'paging.first', message: 'must be between 1 and 50' }
     ])
   })
+
+  it('reads only the columns the selection needs, through fragments, aliases and relations', async () => {
+    const query = `
+      fragment Child on SubTask { renamed: title todoItem { completed } }
+      {
+        todoItems(paging: {first: 3}) { edges { node { title ... on TodoItem { subTasks { edges { node { ...Child } } } } } } }
+        todoItem(id: "${parents[0]}") { age }
+      }`
+    let response: any
+    const statements = await env.server.recordStatements(async () => {
+      response = await graphql(env.server, query)
+    })
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    const columns = (sql: string) =>
+      [...sql.replace(/ from .*/s, '').matchAll(/[`"](\w+)[`"]\s*(,|$| from)/g)].map((match) => match[1]).sort()
+    const [page, children, parentsOfChildren, single] = [
+      statements.find((sql) => /from [`"]todo_items[`"] order by/.test(sql))!,
+      statements.find((sql) => sql.includes('sub_tasks'))!,
+      statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] in/.test(sql))!,
+      statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] = /.test(sql))!
+    ]
+    assert.deepEqual(columns(page), ['id', 'title'], page)
+    assert.match(children, /select [`"]sub_tasks[`"]\.[`"]id[`"], [`"]sub_tasks[`"]\.[`"]title[`"], [`"]sub_tasks[`"]\.[`"]todoItemId[`"], ROW_NUMBER/)
+    assert.deepEqual(columns(parentsOfChildren), ['completed', 'id'], parentsOfChildren)
+    // A computed field may read any stored field, so asking for one reads them all.
+    assert.match(single, /[`"]created[`"]/)
+    assert.ok(response.data.todoItem.age > 0)
+    const first = response.data.todoItems.edges[0].node
+    assert.equal(first.title, 'parent-01')
+    assert.deepEqual(first.subTasks.edges[0].node, { renamed: 'p01-s01', todoItem: { completed: false } })
+  })
 })

@@ -11,7 +11,7 @@ import type { Filter, SortField } from '../query/model'
 import { pageWindow, type CursorPaging, type PageWindow } from './cursor'
 import { connectionCursorType } from './field-types'
 import { filterInputType, filterIsRequired, toFilter } from './filter-input'
-import { selectsField } from './selection'
+import { selectedRecordFields, selectsField } from './selection'
 import { sortInputType, toSorting } from './sort-input'
 import type { GraphqlTypes } from './types'
 
@@ -71,6 +71,8 @@ export interface CollectionRequest {
   window: PageWindow
   /** Count the matching records: only when the resource offers `totalCount` and the client selected it. */
   totalCount: boolean
+  /** The record fields the client's selection of `edges.node` reads. */
+  select: string[]
 }
 
 export function collectionRequest(
@@ -82,6 +84,7 @@ export function collectionRequest(
     filter: toFilter(resource, args.filter),
     sorting: toSorting(args.sorting),
     window: pageWindow(args.paging as CursorPaging | null, graphqlPageSizes(resource)),
-    totalCount: resource.query.enableTotalCount && selectsField(info, 'totalCount')
+    totalCount: resource.query.enableTotalCount && selectsField(info, 'totalCount'),
+    select: selectedRecordFields(info, resource, ['edges', 'node'])
   }
 }

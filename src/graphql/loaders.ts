@@ -69,7 +69,8 @@ export class RelationLoaders {
           sorting: request.sorting,
           paging: request.window,
           totalCount: request.totalCount,
-          partitionBy: foreignKey.name
+          partitionBy: foreignKey.name,
+          select: request.select
         })
       )) as PartitionedPages<ResourceRecord>
       const pages = new Map(result.partitions.map((partition) => [String(partition.key), partition.page]))
@@ -95,14 +96,17 @@ export class RelationLoaders {
     })
   }
 
-  /** The related record per foreign key value (null when missing or not visible), all in one `find`. */
-  one(relation: ResolvedOneRelation) {
+  /**
+   * The related record per foreign key value (null when missing or not visible), all in one `find` that reads
+   * the fields in `select`.
+   */
+  one(relation: ResolvedOneRelation, select: string[]) {
     const { target } = relation
     const id = target.idField.name
-    return this.loader<ResourceRecord | null>(`one:${target.name}`, async (ids) => {
+    return this.loader<ResourceRecord | null>(`one:${target.name}:${select.join(',')}`, async (ids) => {
       const records = (await this.caller
         .service(target)
-        .find({ ...this.caller.params({ filter: { [id]: { in: ids.map(String) } } }), lookup: true })) as ResourceRecord[]
+        .find({ ...this.caller.params({ filter: { [id]: { in: ids.map(String) } }, select }), lookup: true })) as ResourceRecord[]
       const byId = new Map(records.map((record) => [String(record[id]), record]))
       return ids.map((value) => byId.get(String(value)) ?? null)
     })

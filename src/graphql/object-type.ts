@@ -16,6 +16,7 @@ import { collectionArgs, collectionRequest } from './collection-args'
 import { connectionType, toConnection } from './connection'
 import type { GraphqlContext } from './context'
 import { fieldScalar } from './field-types'
+import { selectedRecordFields } from './selection'
 import type { GraphqlTypes } from './types'
 
 type FieldConfig = GraphQLFieldConfig<ResourceRecord, GraphqlContext>
@@ -51,9 +52,10 @@ function manyRelationField(
 function oneRelationField(types: GraphqlTypes, relation: ResolvedOneRelation): FieldConfig {
   return {
     type: objectType(types, relation.target),
-    resolve(parent, _args, context) {
+    resolve(parent, _args, context, info) {
       const id = parent[relation.foreignKey.name]
-      return id === null || id === undefined ? null : context.loaders.one(relation).load(id)
+      if (id === null || id === undefined) return null
+      return context.loaders.one(relation, selectedRecordFields(info, relation.target, [])).load(id)
     }
   }
 }

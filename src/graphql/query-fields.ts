@@ -4,6 +4,7 @@ import type { Page } from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
 import { collectionArgs, collectionRequest } from './collection-args'
 import { connectionType, toConnection } from './connection'
+import { selectedRecordFields } from './selection'
 import type { GraphqlContext } from './context'
 import { objectType } from './object-type'
 import type { GraphqlTypes } from './types'
@@ -22,7 +23,10 @@ export function resourceQueryFields(
       // Nullable: a missing or hidden record answers null with a NOT_FOUND error, not a failed query.
       type: node(),
       args: { id: { type: new GraphQLNonNull(GraphQLID), description: 'Id of the record.' } },
-      resolve: (_source, args, context) => context.service(resource).get(args.id as string, context.params())
+      resolve: (_source, args, context, info) =>
+        context
+          .service(resource)
+          .get(args.id as string, context.params({ select: selectedRecordFields(info, resource, []) }))
     },
     [resource.plural]: {
       type: new GraphQLNonNull(connectionType(types, `${resource.name}Connection`, resource, node)),
@@ -34,7 +38,8 @@ export function resourceQueryFields(
             filter: request.filter,
             sorting: request.sorting,
             paging: request.window,
-            totalCount: request.totalCount
+            totalCount: request.totalCount,
+            select: request.select
           })
         )) as Page<ResourceRecord>
         return toConnection(page, request.window)

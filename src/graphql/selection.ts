@@ -1,4 +1,5 @@
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql'
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql'
+import type { ResolvedResource } from '../resource/resolve'
 
 /**
  * Whether the current field's selection asks for `name` directly below it (through fragments too), so that
@@ -23,4 +24,51 @@ export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
       }
     })
   return info.fieldNodes.some((node) => search(node.selectionSet))
+}
+
+/** The names of the fields a selection set selects, through fragments. */
+function selectedNames(info: GraphQLResolveInfo, selectionSet: SelectionSetNode | undefined, into: Map<string, FieldNode[]>) {
+  for (const selection of selectionSet?.selections ?? []) {
+    if (selection.kind === Kind.FIELD) {
+      const nodes = into.get(selection.name.value) ?? []
+      nodes.push(selection)
+      into.set(selection.name.value, nodes)
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      selectedNames(info, selection.selectionSet, into)
+    } else {
+      selectedNames(info, info.fragments[selection.name.value]?.selectionSet, into)
+    }
+  }
+  return into
+}
+
+const recordFieldsCache = new WeakMap<readonly FieldNode[], string[]>()
+
+/**
+ * The record fields that what the client selected below `path` (`['edges', 'node']` in a connection, `[]` for
+ * a record) reads: the resource's own fields, and the foreign key of each one-relation. Many-relations and
+ * relation aggregates read the id, which every record carries. The same field of every record in a list
+ * shares its field nodes, so the answer is worked out once per list.
+ */
+export function selectedRecordFields(info: GraphQLResolveInfo, resource: ResolvedResource, path: string[]) {
+  let fields = recordFieldsCache.get(info.fieldNodes)
+  if (fields) return fields
+  let level: FieldNode[] = [...info.fieldNodes]
+  for (const step of path) {
+    const below = new Map<string, FieldNode[]>()
+    for (const node of level) selectedNames(info, node.selectionSet, below)
+    level = below.get(step) ?? []
+  }
+  const names = new Map<string, FieldNode[]>()
+  for (const node of level) selectedNames(info, node.selectionSet, names)
+  const needed = new Set<string>()
+  for (const name of names.keys()) {
+    const field = resource.fieldMap.get(name)
+    if (field?.serialized) needed.add(name)
+    const one = resource.one.find((relation) => relation.name === name)
+    if (one) needed.add(one.foreignKey.name)
+  }
+  fields = [...needed]
+  recordFieldsCache.set(info.fieldNodes, fields)
+  return fields
 }

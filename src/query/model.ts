@@ -84,6 +84,11 @@ export interface ResourceQuery {
   totalCount?: boolean
   /** Apply paging per distinct value of this field (one page per parent when loading relations). */
   partitionBy?: string
+  /**
+   * The fields the caller needs (GraphQL sets the ones a client selected). Records then carry those and the
+   * id only, like Feathers' `$select`; a hook that needs another field adds it here. Absent: every field.
+   */
+  select?: string[]
 }
 
 export interface PageInfo {

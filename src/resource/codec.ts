@@ -33,15 +33,18 @@ export function decodeValue(kind: FieldKind, value: unknown): unknown {
   }
 }
 
-/** A database row as a record: every field decoded, computed fields added. */
-export function decodeRow(resource: ResolvedResource, row: Record<string, unknown>) {
+/**
+ * A database row as a record: the stored fields the statement read, decoded, then (when asked) the computed
+ * fields, which may read any of them.
+ */
+export function decodeRow(
+  row: Record<string, unknown>,
+  stored: readonly ResolvedField[],
+  computed: readonly ResolvedField[] = []
+) {
   const record: Record<string, unknown> = {}
-  for (const field of resource.fields) {
-    if (!field.computed) record[field.name] = decodeValue(field.kind, row[field.column])
-  }
-  for (const field of resource.fields) {
-    if (field.computed) record[field.name] = field.computed(record) ?? null
-  }
+  for (const field of stored) record[field.name] = decodeValue(field.kind, row[field.column])
+  for (const field of computed) record[field.name] = field.computed!(record) ?? null
   return record
 }
 

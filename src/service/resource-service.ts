@@ -4,7 +4,7 @@ import type { Knex } from 'knex'
 import { Readable } from 'node:stream'
 import { badField } from '../errors'
 import { decodeRow, decodeValue, encodeRow, encodeValue } from '../resource/codec'
-import { storedFields, type ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolve'
 import { applyFilter, qualified, type SqlTarget } from '../query/compile-filter'
 import { orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
 import { dialectOf } from '../query/dialect'
@@ -22,6 +22,7 @@ import { andFilters } from '../query/filters'
 import { runQuery } from './database-errors'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
+import { fullProjection, projection, type Projection } from './projection'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -78,10 +79,10 @@ export class ResourceService {
     return knex(this.resource.table)
   }
 
-  /** SELECT of the stored columns, limited to live records, the scope and `filter`. */
-  private selectWhere(params: ResourceParams, filter?: Filter) {
+  /** SELECT of the projected columns, limited to live records, the scope and `filter`. */
+  private selectWhere(params: ResourceParams, filter: Filter | undefined, fields: Projection) {
     const target = this.target
-    const builder = this.db(params).select(storedFields(this.resource).map((field) => qualified(target, field)))
+    const builder = this.db(params).select(fields.stored.map((field) => qualified(target, field)))
     return this.whereVisible(builder, params, filter)
   }
 
@@ -91,7 +92,9 @@ export class ResourceService {
     return applyFilter(builder, this.target, andFilters(params.scope, filter))
   }
 
-  private decode = (row: ResourceRecord) => decodeRow(this.resource, row)
+  private decoder({ stored, computed }: Projection) {
+    return (row: ResourceRecord) => decodeRow(row, stored, computed)
+  }
 
   private checkPaging(paging: OffsetPaging) {
     const { limit, offset = 0 } = paging
@@ -107,21 +110,24 @@ export class ResourceService {
     const query = params.query ?? {}
     if (query.partitionBy) return this.findPartitioned(params, query)
 
-    const builder = this.selectWhere(params, query.filter)
     const terms = sortTerms(this.target, this.sortingOf(query))
-    if (params.stream) return this.stream(builder, terms)
+    // A keyset stream reads each batch's last sort keys.
+    const fields = projection(this.resource, query.select, params.stream ? terms.map((term) => term.field) : [])
+    const builder = this.selectWhere(params, query.filter, fields)
+    const decode = this.decoder(fields)
+    if (params.stream) return this.stream(builder, terms, decode)
 
     const unordered = builder.clone()
     const order = orderSql(terms)
     builder.orderByRaw(order.sql, order.bindings)
-    if (!query.paging) return (await runQuery(builder)).map(this.decode)
+    if (!query.paging) return (await runQuery(builder)).map(decode)
 
     const { limit, offset } = this.checkPaging(query.paging)
     // One row more than asked tells whether a next page exists without counting.
     const rows: ResourceRecord[] = await runQuery(builder.limit(limit + 1).offset(offset))
     const page: Page<ResourceRecord> = {
       pageInfo: { hasNextPage: rows.length > limit, hasPreviousPage: offset > 0 },
-      nodes: rows.slice(0, limit).map(this.decode)
+      nodes: rows.slice(0, limit).map(decode)
     }
     if (query.totalCount) page.totalCount = await this.count(unordered)
     return page
@@ -148,7 +154,9 @@ export class ResourceService {
     const { limit, offset } = this.checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
     const order = orderSql(sortTerms(target, this.sortingOf(query)))
     const partition = qualified(target, partitionField)
-    const inner = this.selectWhere(params, query.filter).select(
+    const fields = projection(this.resource, query.select, [partitionField])
+    const decode = this.decoder(fields)
+    const inner = this.selectWhere(params, query.filter, fields).select(
       this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
         partition,
         ...order.bindings,
@@ -182,7 +190,7 @@ export class ResourceService {
         key,
         page: {
           pageInfo: { hasNextPage: partitionRows.length > limit, hasPreviousPage: offset > 0 },
-          nodes: partitionRows.slice(0, limit).map(this.decode),
+          nodes: partitionRows.slice(0, limit).map(decode),
           ...(total === undefined ? {} : { totalCount: total })
         }
       }))
@@ -194,9 +202,8 @@ export class ResourceService {
    * has taken the previous one (back-pressure), no connection is held between batches, and destroying the
    * stream stops the reads. (Knex's own stream() buffers the whole result on SQLite.)
    */
-  private stream(builder: Knex.QueryBuilder, terms: SortTerm[]): Readable {
+  private stream(builder: Knex.QueryBuilder, terms: SortTerm[], decode: (row: ResourceRecord) => ResourceRecord): Readable {
     const order = orderSql(terms)
-    const decode = this.decode
     async function* batches() {
       let last: ResourceRecord | undefined
       for (;;) {
@@ -237,16 +244,17 @@ export class ResourceService {
     return encodeValue(this.resource.idField, id, 'id')
   }
 
-  private async getRecord(id: Id, params: ResourceParams, filter?: Filter) {
+  private async getRecord(id: Id, params: ResourceParams, filter?: Filter, fields = fullProjection(this.resource)) {
     const { idField } = this.resource
     const row = await runQuery(
-      this.selectWhere(params, filter).where(qualified(this.target, idField), this.idValue(id)).first()
+      this.selectWhere(params, filter, fields).where(qualified(this.target, idField), this.idValue(id)).first()
     )
-    return row ? this.decode(row) : undefined
+    return row ? this.decoder(fields)(row) : undefined
   }
 
   async get(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
-    const record = await this.getRecord(id, params, params.query?.filter)
+    const query = params.query ?? {}
+    const record = await this.getRecord(id, params, query.filter, projection(this.resource, query.select))
     if (!record) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
     return record
   }
