@@ -18,8 +18,12 @@ export function graphqlCodeOf(error: FeathersError) {
   return error.code >= 500 ? 'INTERNAL_SERVER_ERROR' : error.className.replace(/-/g, '_').toUpperCase()
 }
 
+/**
+ * The error with another message and more extensions. Execution errors come from graphql-jit, which records
+ * `locations` itself rather than the nodes they are computed from, so those are carried over as they are.
+ */
 function withExtensions(error: GraphQLError, message: string, extensions: Record<string, unknown>) {
-  return new GraphQLError(message, {
+  const result = new GraphQLError(message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
@@ -27,6 +31,10 @@ function withExtensions(error: GraphQLError, message: string, extensions: Record
     originalError: error.originalError,
     extensions: { ...error.extensions, ...extensions }
   })
+  if (!result.locations && error.locations) {
+    Object.defineProperty(result, 'locations', { value: error.locations, enumerable: true })
+  }
+  return result
 }
 
 /** A client error keeps its message (and `errors`, naming the offending fields); a server error is hidden. */
@@ -53,7 +61,7 @@ export function formatGraphqlError(log: GraphqlErrorLogger) {
       // graphql-http's own refusals of a malformed request (missing query, unparsable variables).
       return new GraphQLError(error.message, { extensions: { code: 'BAD_REQUEST' } })
     }
-    if (error.extensions.code) return error
+    if (error.extensions?.code) return error
     const original = error.originalError
     if (original instanceof FeathersError) return fromFeathersError(error, original, log)
     if (!error.path) return withExtensions(error, error.message, { code: 'BAD_USER_INPUT' })

@@ -16,6 +16,7 @@ import { buildGraphqlSchema } from './schema'
 import { DEFAULT_LIMITS, operationLimits, type GraphqlLimits } from './limits'
 import { documentCache } from './document-cache'
 import { graphqlPageSizes } from './collection-args'
+import { compiledExecution } from './compiled-execution'
 import type { GraphqlSchemaPart } from './types'
 
 export interface GraphqlOptions {
@@ -49,6 +50,7 @@ export function graphqlMiddleware(
     schema,
     parse: (source) => documents.parse(typeof source === 'string' ? source : source.body),
     validate: documents.validate,
+    execute: compiledExecution(schema),
     validationRules: [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))],
     context: (request) => createGraphqlContext(app, koaContexts.get(request.raw)!),
     onOperation: (_request, _args, result) => dedupeErrors(result),
