@@ -6,6 +6,7 @@ import { resolveResources } from './resource/resolve'
 import { ResourceService, resourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { transactional } from './service/transaction'
+import { reuseStatementsOf } from './service/statement-cache'
 import { restRouter } from './rest/router'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import { openApiDocument } from './openapi/document'
@@ -35,6 +36,7 @@ const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
 export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
+    reuseStatementsOf(options.Model)
     const inTransaction = transactional(options.Model)
     for (const resource of resources) {
       const service = new ResourceService(resource, { Model: options.Model })

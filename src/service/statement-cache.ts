@@ -1,0 +1,51 @@
+import type { Knex } from 'knex'
+
+interface PreparingConnection {
+  prepare(sql: string): unknown
+}
+
+/** Statements kept per connection; the `in (?, ?, …)` lists of batched loads make many distinct texts. */
+const STATEMENTS_PER_CONNECTION = 500
+
+const caching = new WeakSet<object>()
+
+/**
+ * Makes a better-sqlite3 connection hand back the statement it prepared before for the same SQL text. Knex
+ * prepares every statement again, which costs about as much as running a small query; SQLite re-prepares a
+ * kept statement by itself when the schema changes. The least recently prepared text is dropped first.
+ * (A statement keeps a `safeIntegers` setting made for one query; knex sets it only when a query asks.)
+ */
+export function reusePreparedStatements(connection: PreparingConnection) {
+  if (caching.has(connection)) return
+  caching.add(connection)
+  const prepare = connection.prepare.bind(connection)
+  const statements = new Map<string, unknown>()
+  connection.prepare = (sql: string) => {
+    let statement = statements.get(sql)
+    if (statement) {
+      // Map order is insertion order: moving a hit to the end keeps the oldest entry the least recently used.
+      statements.delete(sql)
+    } else {
+      statement = prepare(sql)
+      if (statements.size >= STATEMENTS_PER_CONNECTION) statements.delete(statements.keys().next().value!)
+    }
+    statements.set(sql, statement)
+    return statement
+  }
+}
+
+/**
+ * On better-sqlite3, every connection the knex instance hands out (to queries and transactions alike)
+ * reuses its prepared statements. Other drivers are left as they are: mysql2 sends knex's queries as text.
+ */
+export function reuseStatementsOf(db: Knex) {
+  const client = db.client as Knex.Client & { driverName?: string; acquireConnection(): Promise<unknown> }
+  if (client.driverName !== 'better-sqlite3' || caching.has(client)) return
+  caching.add(client)
+  const acquire = client.acquireConnection.bind(client)
+  client.acquireConnection = async () => {
+    const connection = await acquire()
+    reusePreparedStatements(connection as PreparingConnection)
+    return connection
+  }
+}
