@@ -1,5 +1,6 @@
 import { badField } from '../errors'
 import type { FieldKind } from './field-kind'
+import { isoDate } from './iso-date'
 import type { ResolvedField, ResolvedResource } from './resolve'
 
 /**
@@ -8,12 +9,13 @@ import type { ResolvedField, ResolvedResource } from './resolve'
  */
 
 function decodeDate(value: unknown): string | null {
-  if (value instanceof Date) return value.toISOString()
   // better-sqlite3 stores dates as epoch milliseconds (knex binds Date objects with valueOf()).
-  if (typeof value === 'number' || typeof value === 'bigint') return new Date(Number(value)).toISOString()
+  if (typeof value === 'number') return isoDate(value)
+  if (value instanceof Date) return isoDate(value.getTime())
+  if (typeof value === 'bigint') return isoDate(Number(value))
   if (typeof value === 'string') {
     const time = /^-?\d+$/.test(value) ? Number(value) : Date.parse(value.includes('T') ? value : value + 'Z')
-    return Number.isNaN(time) ? value : new Date(time).toISOString()
+    return Number.isNaN(time) ? value : isoDate(time)
   }
   return null
 }

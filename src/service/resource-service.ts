@@ -63,11 +63,12 @@ export class ResourceService {
   constructor(resource: ResolvedResource, options: ResourceServiceOptions) {
     this.resource = resource
     this.Model = options.Model
+    this.target = { resource, dialect: dialectOf(this.Model), table: resource.table }
   }
 
-  private get target(): SqlTarget {
-    return { resource: this.resource, dialect: dialectOf(this.Model), table: this.resource.table }
-  }
+  private readonly target: SqlTarget
+  /** The qualified column list of each projection, built once. */
+  private readonly columnLists = new WeakMap<Projection, string[]>()
 
   /** The caller's transaction, the one the hook chain runs in, or the pool. */
   private knex(params: ResourceParams): Knex {
@@ -81,9 +82,12 @@ export class ResourceService {
 
   /** SELECT of the projected columns, limited to live records, the scope and `filter`. */
   private selectWhere(params: ResourceParams, filter: Filter | undefined, fields: Projection) {
-    const target = this.target
-    const builder = this.db(params).select(fields.stored.map((field) => qualified(target, field)))
-    return this.whereVisible(builder, params, filter)
+    let columns = this.columnLists.get(fields)
+    if (!columns) {
+      columns = fields.stored.map((field) => qualified(this.target, field))
+      this.columnLists.set(fields, columns)
+    }
+    return this.whereVisible(this.db(params).select(columns), params, filter)
   }
 
   private whereVisible(builder: Knex.QueryBuilder, params: ResourceParams, filter?: Filter) {
