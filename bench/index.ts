@@ -3,10 +3,10 @@ import { resolve } from 'node:path'
 
 /**
  * `npm run bench`: every benchmark in one runner, each in its own process, with the flags it knows.
- *   npm run bench -- --items 10000 --rows 1000000 --seconds 10      (MariaDB too when MYSQL_URL is set)
+ *   npm run bench -- --items 10000 --rows 1000000 --seconds 5 --rounds 3 (MariaDB too when MYSQL_URL is set)
  */
 const benchmarks: Array<[file: string, flags: string[]]> = [
-  ['http.ts', ['items', 'seconds', 'connections']],
+  ['http.ts', ['items', 'seconds', 'rounds', 'connections']],
   ['export.ts', ['rows']],
   ['aggregate.ts', ['rows', 'runs']]
 ]
