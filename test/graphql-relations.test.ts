@@ -373,4 +373,34 @@ forEachDatabase('GraphQL: relations', (env) => {
     assert.equal(first.title, 'parent-01')
     assert.deepEqual(first.subTasks.edges[0].node, { renamed: 'p01-s01', todoItem: { completed: false } })
   })
+
+  it('lets a hook add a field to what a GraphQL call reads, for that call only', async () => {
+    const seen: string[][] = []
+    env.server.app.service('todo-items').hooks({
+      before: {
+        find: [
+          (context: any) => {
+            const { query, headers } = context.params
+            if (headers?.['x-needs-created-by']) context.params.query = { ...query, select: [...query.select, 'createdBy'] }
+          }
+        ]
+      },
+      after: {
+        find: [
+          (context: any) => {
+            if (context.params.provider === 'graphql') seen.push(Object.keys(context.result.nodes[0]).sort())
+          }
+        ]
+      }
+    })
+    const query = '{ todoItems(paging: {first: 2}) { edges { node { title } } } }'
+    const widened = await graphql(env.server, query, undefined, { 'x-needs-created-by': '1' })
+    const plain = await graphql(env.server, query)
+    assert.equal(widened.errors, undefined, JSON.stringify(widened.errors))
+    assert.deepEqual(plain.data, widened.data)
+    assert.deepEqual(seen, [
+      ['createdBy', 'id', 'title'],
+      ['id', 'title']
+    ])
+  })
 })

@@ -52,7 +52,8 @@ const recordFieldsCache = new WeakMap<readonly FieldNode[], string[]>()
  */
 export function selectedRecordFields(info: GraphQLResolveInfo, resource: ResolvedResource, path: string[]) {
   let fields = recordFieldsCache.get(info.fieldNodes)
-  if (fields) return fields
+  // A copy: hooks may add to `query.select`, and compiled documents keep their field nodes across requests.
+  if (fields) return [...fields]
   let level: FieldNode[] = [...info.fieldNodes]
   for (const step of path) {
     const below = new Map<string, FieldNode[]>()
@@ -70,5 +71,5 @@ export function selectedRecordFields(info: GraphQLResolveInfo, resource: Resolve
   }
   fields = [...needed]
   recordFieldsCache.set(info.fieldNodes, fields)
-  return fields
+  return [...fields]
 }
