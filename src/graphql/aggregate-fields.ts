@@ -83,6 +83,7 @@ function relationAggregateField(
  * `enableAggregate`, unless the relation says `enableAggregate: false`).
  */
 export const aggregateSchemaPart: GraphqlSchemaPart = {
+  objectFieldsReadOnlyId: true,
   queryFields(resource, types) {
     if (!resource.aggregateEnabled) return {}
     return { [`${resource.singular}Aggregate`]: rootAggregateField(types, resource) }

@@ -71,8 +71,8 @@ export interface CollectionRequest {
   window: PageWindow
   /** Count the matching records: only when the resource offers `totalCount` and the client selected it. */
   totalCount: boolean
-  /** The record fields the client's selection of `edges.node` reads. */
-  select: string[]
+  /** The record fields the client's selection of `edges.node` reads (undefined: all of them). */
+  select?: string[]
 }
 
 export function collectionRequest(

@@ -100,10 +100,10 @@ export class RelationLoaders {
    * The related record per foreign key value (null when missing or not visible), all in one `find` that reads
    * the fields in `select`.
    */
-  one(relation: ResolvedOneRelation, select: string[]) {
+  one(relation: ResolvedOneRelation, select: string[] | undefined) {
     const { target } = relation
     const id = target.idField.name
-    return this.loader<ResourceRecord | null>(`one:${target.name}:${select.join(',')}`, async (ids) => {
+    return this.loader<ResourceRecord | null>(`one:${target.name}:${select?.join(',') ?? '*'}`, async (ids) => {
       const records = (await this.caller
         .service(target)
         .find({ ...this.caller.params({ filter: { [id]: { in: ids.map(String) } }, select }), lookup: true })) as ResourceRecord[]

@@ -16,7 +16,7 @@ import { collectionArgs, collectionRequest } from './collection-args'
 import { connectionType, toConnection } from './connection'
 import type { GraphqlContext } from './context'
 import { fieldScalar } from './field-types'
-import { selectedRecordFields } from './selection'
+import { markIdOnlyFields, selectedRecordFields } from './selection'
 import type { GraphqlTypes } from './types'
 
 type FieldConfig = GraphQLFieldConfig<ResourceRecord, GraphqlContext>
@@ -80,10 +80,18 @@ export function objectType(types: GraphqlTypes, resource: ResolvedResource): Gra
               description: field.description
             }
           }
-          for (const relation of resource.many)
+          const idOnly = new Set<string>()
+          for (const relation of resource.many) {
             fields[relation.name] = manyRelationField(types, resource, relation)
+            idOnly.add(relation.name)
+          }
           for (const relation of resource.one) fields[relation.name] = oneRelationField(types, relation)
-          for (const part of types.parts) Object.assign(fields, part.objectFields?.(resource, types))
+          for (const part of types.parts) {
+            const added = part.objectFields?.(resource, types) ?? {}
+            Object.assign(fields, added)
+            if (part.objectFieldsReadOnlyId) for (const name of Object.keys(added)) idOnly.add(name)
+          }
+          markIdOnlyFields(resource, idOnly)
           return fields
         }
       })

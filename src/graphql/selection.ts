@@ -42,18 +42,37 @@ function selectedNames(info: GraphQLResolveInfo, selectionSet: SelectionSetNode 
   return into
 }
 
-const recordFieldsCache = new WeakMap<readonly FieldNode[], string[]>()
+/** Per resource, the object fields that read nothing of the record but its id, as the object type declares. */
+const idOnlyFields = new WeakMap<ResolvedResource, Set<string>>()
+
+export function markIdOnlyFields(resource: ResolvedResource, names: Set<string>) {
+  idOnlyFields.set(resource, names)
+}
+
+const recordFieldsCache = new WeakMap<readonly FieldNode[], string[] | undefined>()
 
 /**
  * The record fields that what the client selected below `path` (`['edges', 'node']` in a connection, `[]` for
  * a record) reads: the resource's own fields, and the foreign key of each one-relation. Many-relations and
- * relation aggregates read the id, which every record carries. The same field of every record in a list
- * shares its field nodes, so the answer is worked out once per list.
+ * relation aggregates read the id, which every record carries. A field some other schema part added may read
+ * anything: then undefined, the whole record. The same field of every record in a list shares its field
+ * nodes, so the answer is worked out once per list.
  */
-export function selectedRecordFields(info: GraphQLResolveInfo, resource: ResolvedResource, path: string[]) {
+export function selectedRecordFields(
+  info: GraphQLResolveInfo,
+  resource: ResolvedResource,
+  path: string[]
+): string[] | undefined {
   let fields = recordFieldsCache.get(info.fieldNodes)
+  if (fields === undefined && !recordFieldsCache.has(info.fieldNodes)) {
+    fields = recordFields(info, resource, path)
+    recordFieldsCache.set(info.fieldNodes, fields)
+  }
   // A copy: hooks may add to `query.select`, and compiled documents keep their field nodes across requests.
-  if (fields) return [...fields]
+  return fields && [...fields]
+}
+
+function recordFields(info: GraphQLResolveInfo, resource: ResolvedResource, path: string[]) {
   let level: FieldNode[] = [...info.fieldNodes]
   for (const step of path) {
     const below = new Map<string, FieldNode[]>()
@@ -65,11 +84,10 @@ export function selectedRecordFields(info: GraphQLResolveInfo, resource: Resolve
   const needed = new Set<string>()
   for (const name of names.keys()) {
     const field = resource.fieldMap.get(name)
-    if (field?.serialized) needed.add(name)
     const one = resource.one.find((relation) => relation.name === name)
-    if (one) needed.add(one.foreignKey.name)
+    if (field?.serialized) needed.add(name)
+    else if (one) needed.add(one.foreignKey.name)
+    else if (name !== '__typename' && !idOnlyFields.get(resource)?.has(name)) return undefined
   }
-  fields = [...needed]
-  recordFieldsCache.set(info.fieldNodes, fields)
-  return [...fields]
+  return [...needed]
 }

@@ -16,6 +16,11 @@ export interface GraphqlSchemaPart {
     resource: ResolvedResource,
     types: GraphqlTypes
   ): GraphQLFieldConfigMap<ResourceRecord, GraphqlContext>
+  /**
+   * The `objectFields` resolvers read nothing of the record but its id. Otherwise a GraphQL call that selects
+   * one of them reads whole records, as a resolver may use any field.
+   */
+  objectFieldsReadOnlyId?: boolean
 }
 
 /**

@@ -9,24 +9,37 @@ const STATEMENTS_PER_CONNECTION = 500
 
 const caching = new WeakSet<object>()
 
+interface Statement {
+  safeIntegers(toggle?: boolean): unknown
+}
+
+/** Transaction control: knex names each nested transaction's savepoint anew, so these texts never repeat. */
+const NOT_KEPT = /^\s*(savepoint|release|rollback|begin|commit)\b/i
+
 /**
  * Makes a better-sqlite3 connection hand back the statement it prepared before for the same SQL text. Knex
  * prepares every statement again, which costs about as much as running a small query; SQLite re-prepares a
- * kept statement by itself when the schema changes. The least recently prepared text is dropped first.
- * (A statement keeps a `safeIntegers` setting made for one query; knex sets it only when a query asks.)
+ * kept statement by itself when the schema changes. The least recently prepared text is dropped first. A
+ * statement a query changes (`safeIntegers`, which knex sets only when a query asks) is not handed out again.
  */
 export function reusePreparedStatements(connection: PreparingConnection) {
   if (caching.has(connection)) return
   caching.add(connection)
   const prepare = connection.prepare.bind(connection)
-  const statements = new Map<string, unknown>()
+  const statements = new Map<string, Statement>()
   connection.prepare = (sql: string) => {
     let statement = statements.get(sql)
     if (statement) {
       // Map order is insertion order: moving a hit to the end keeps the oldest entry the least recently used.
       statements.delete(sql)
     } else {
-      statement = prepare(sql)
+      statement = prepare(sql) as Statement
+      if (NOT_KEPT.test(sql)) return statement
+      const toggle = statement.safeIntegers.bind(statement)
+      statement.safeIntegers = (value?: boolean) => {
+        statements.delete(sql)
+        return toggle(value)
+      }
       if (statements.size >= STATEMENTS_PER_CONNECTION) statements.delete(statements.keys().next().value!)
     }
     statements.set(sql, statement)

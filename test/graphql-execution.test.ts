@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict'
+import { feathers } from '@feathersjs/feathers'
+import { bodyParser, koa } from '@feathersjs/koa'
+import { GraphQLString, type GraphQLFieldConfigMap } from 'graphql'
+import knex from 'knex'
+import { errorHandler, feathersQuery, type GraphqlSchemaPart } from '../src'
+import { knexConfig } from '../example/database'
+import { migrateLatest } from '../example/migrations'
+import { todoItemResource } from '../example/resources/todo-item'
+import { subTaskResource } from '../example/resources/sub-task'
+import { forEachDatabase } from './support/server'
+import { clearTables, seedTodoItems } from './support/seed'
+import { codes, graphql, seedSubTasks } from './support/graphql'
+
+/**
+ * Documents are compiled with graphql-jit, which answers some of them differently from graphql-js (or worse);
+ * those must get graphql-js' answer. Each case here fails when compiled.
+ */
+forEachDatabase('GraphQL: compiled execution answers like graphql-js', (env) => {
+  let first: number
+  let second: number
+
+  before(async () => {
+    await clearTables(env.server.db)
+    ;[first, second] = await seedTodoItems(env.server.db, [
+      { title: 'first', completed: true },
+      { title: 'second', completed: false }
+    ])
+    await seedSubTasks(env.server.db, [
+      { todoItemId: first, title: 'first task' },
+      { todoItemId: second, title: 'second task' }
+    ])
+  })
+
+  it('treats graphql-jit’s markers in string literals as data, never as code', async () => {
+    const marker = '__MAGIC_DATE__33a9e76d_02e0_4128_8e92_3530ad3da74d'
+    const code = (value: number) => `${marker}0),x:(globalThis.FQ_INJECTED=${value}),y:(0`
+    const byId = await graphql(env.server, `{ todoItem(id: "${code(1)}") { title } }`)
+    assert.deepEqual(codes(byId), ['BAD_USER_INPUT'])
+    const byTitle = await graphql(
+      env.server,
+      `{ todoItems(filter: {title: {eq: "${code(2)}"}}) { edges { node { title } } } }`
+    )
+    assert.equal(byTitle.errors, undefined, JSON.stringify(byTitle.errors))
+    assert.deepEqual(byTitle.data.todoItems.edges, [])
+    assert.equal((globalThis as { FQ_INJECTED?: number }).FQ_INJECTED, undefined)
+  })
+
+  it('keeps fields apart whose paths join to the same name with underscores', async () => {
+    const response = await graphql(
+      env.server,
+      `{
+        a: todoItem(id: "${first}") { b_c: subTasks { edges { node { title } } } }
+        c_a: todoItem(id: "${second}") { b: subTasks { edges { node { id } } } }
+      }`
+    )
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    assert.deepEqual(response.data.a.b_c.edges, [{ node: { title: 'first task' } }])
+    assert.equal(response.data.c_a.b.edges.length, 1)
+  })
+
+  it('leaves out a comparison whose variable the request omits, instead of comparing with null', async () => {
+    const query = 'query ($done: Boolean) { todoItems(filter: {completed: {is: $done}}) { totalCount } }'
+    const omitted = await graphql(env.server, query)
+    const given = await graphql(env.server, query, { done: true })
+    assert.equal(omitted.errors, undefined, JSON.stringify(omitted.errors))
+    assert.equal(omitted.data.todoItems.totalCount, 2)
+    assert.equal(given.data.todoItems.totalCount, 1)
+  })
+
+  it('applies @skip and @include to one fragment spread only', async () => {
+    const response = await graphql(
+      env.server,
+      `fragment Title on TodoItem { title }
+      {
+        a: todoItem(id: "${first}") { id ...Title @skip(if: true) }
+        b: todoItem(id: "${first}") { ...Title }
+        c: todoItem(id: "${first}") { ...Title @include(if: false) }
+      }`
+    )
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    assert.deepEqual(response.data, { a: { id: String(first) }, b: { title: 'first' }, c: {} })
+  })
+})
+
+/** A schema part whose object field reads a record field the client need not select. */
+const shoutingPart: GraphqlSchemaPart = {
+  objectFields(resource): GraphQLFieldConfigMap<Record<string, unknown>, any> {
+    if (resource.name !== 'TodoItem') return {}
+    return {
+      shoutedTitle: { type: GraphQLString, resolve: (record) => String(record.title).toUpperCase() }
+    }
+  }
+}
+
+async function appWithPart(databaseUrl: string) {
+  const db = knex(knexConfig(databaseUrl))
+  await migrateLatest(db)
+  const app = koa(feathers())
+  app.use(errorHandler())
+  app.use(bodyParser())
+  app.configure(
+    feathersQuery({
+      Model: db,
+      resources: [todoItemResource, subTaskResource],
+      graphql: { parts: [shoutingPart] }
+    })
+  )
+  return { app, db }
+}
+
+forEachDatabase(
+  'GraphQL: fields added by schema parts',
+  (env) => {
+    it('read whole records, since their resolvers may use any field', async () => {
+      await clearTables(env.server.db)
+      await seedTodoItems(env.server.db, [{ title: 'quiet' }])
+      const response = await graphql(env.server, '{ todoItems { edges { node { shoutedTitle } } } }')
+      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      assert.deepEqual(response.data.todoItems.edges, [{ node: { shoutedTitle: 'QUIET' } }])
+    })
+  },
+  appWithPart
+)
