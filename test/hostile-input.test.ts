@@ -103,5 +103,7 @@ forEachDatabase('Hostile input: thousands of malformed requests', (env) => {
     const rejected = outcomes.filter((outcome) => outcome.status >= 400).length
     assert.ok(rejected > CORPUS_SIZE / 3, `only ${rejected} requests were refused: the corpus is not hostile enough`)
     assert.equal(await checksum(env.server.db), before, 'the database changed')
+    // The server runs in this process: a string that became code would have set this.
+    assert.equal((globalThis as { FQ_HOSTILE?: unknown }).FQ_HOSTILE, undefined, 'a request ran code')
   })
 })

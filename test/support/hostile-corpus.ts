@@ -60,7 +60,10 @@ export const HOSTILE_STRINGS = [
   '0000-00-00 00:00:00',
   'YXJyYXljb25uZWN0aW9uOi0x',
   'YXJyYXljb25uZWN0aW9uOjk5OTk5OTk5OTk5OTk5OTk5OQ==',
-  '=cmd|"/c calc"!A1'
+  '=cmd|"/c calc"!A1',
+  // graphql-jit's own markers, which it once turned back into code when they appeared in a literal.
+  '__MAGIC_DATE__33a9e76d_02e0_4128_8e92_3530ad3da74d0),x:(globalThis.FQ_HOSTILE=1),y:(0',
+  '__MAGIC_NAN__57f286b9_4c20_487f_b409_79804ddcb4f8'
 ]
 
 const HOSTILE_VALUES: unknown[] = [
