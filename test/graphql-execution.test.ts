@@ -68,6 +68,41 @@ forEachDatabase('GraphQL: compiled execution answers like graphql-js', (env) => 
     assert.equal(given.data.todoItems.totalCount, 1)
   })
 
+  it('reads variables named like object properties as the request sends them', async () => {
+    const query = 'query ($toString: String) { todoItems(filter: {title: {eq: $toString}}) { totalCount } }'
+    const omitted = await graphql(env.server, query, {})
+    const given = await graphql(env.server, query, { toString: 'first' })
+    assert.equal(omitted.errors, undefined, JSON.stringify(omitted.errors))
+    assert.equal(omitted.data.todoItems.totalCount, 2)
+    assert.equal(given.data.todoItems.totalCount, 1)
+  })
+
+  it('refuses a null variable in a non-null position inside a literal, as graphql-js does', async () => {
+    const response = await graphql(
+      env.server,
+      'query ($s: TodoItemSort = {field: title, direction: ASC}) { todoItems(sorting: [$s]) { edges { node { title } } } }',
+      { s: null }
+    )
+    assert.match(response.errors?.[0]?.message ?? '', /Argument "sorting" has invalid value/)
+    assert.deepEqual(codes(response), ['BAD_USER_INPUT'])
+  })
+
+  it('answers a small document whose fragments expand to thousands of fields without compiling it', async () => {
+    const aliases = (body: string) => Array.from({ length: 45 }, (_, index) => `a${index}: ${body}`).join(' ')
+    const nested = (inner: string) => `subTasks(paging: {first: 1}) { edges { node { todoItem { ...${inner} } } } }`
+    const document = `
+      { todoItems(paging: {first: 1}) { edges { node { ...G2 } } } }
+      fragment G0 on TodoItem { id title description completed created updated }
+      fragment G1 on TodoItem { ${aliases(nested('G0'))} }
+      fragment G2 on TodoItem { ${aliases(nested('G1'))} }`
+    const started = Date.now()
+    const response = await graphql(env.server, document)
+    // Compiled, this took 1.6 to 2.2 s and kept about 95 MB for as long as the document stayed cached.
+    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`)
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    assert.ok(response.data.todoItems.edges.length === 1)
+  })
+
   it('applies @skip and @include to one fragment spread only', async () => {
     const response = await graphql(
       env.server,

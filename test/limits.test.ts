@@ -42,6 +42,29 @@ forEachDatabase('Limits: what one request may cost', (env) => {
     assert.equal(variables.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX', 'page sizes in variables count as the largest')
   })
 
+  it('measures fragments once, so a chain of fragments that doubles at each step is refused at once', async () => {
+    const chain = Array.from({ length: 30 }, (_, index) =>
+      index === 0
+        ? 'fragment F0 on TodoItem { id title }'
+        : `fragment F${index} on TodoItem { a: subTasks { edges { node { todoItem { ...F${index - 1} } } } } b: subTasks { edges { node { todoItem { ...F${index - 1} } } } } }`
+    )
+    const started = Date.now()
+    const response = await env.server.http('POST', '/graphql', {
+      query: `{ todoItems { edges { node { ...F29 } } } } ${chain.join(' ')}`
+    })
+    // Measured anew at every spread, this took seconds at 24 steps and doubled with each one.
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`)
+    assert.ok(['QUERY_TOO_COMPLEX', 'QUERY_TOO_DEEP'].includes(response.body.errors[0].extensions.code))
+  })
+
+  it('counts what an empty page selects once, so first: 0 makes nothing free', async () => {
+    const query = `{ todoItems(paging: {first: 0}) { edges { node { id subTasks(paging: {first: 50}) { edges { node {
+      id todoItem { id subTasks(paging: {first: 50}) { edges { node { id title description completed created updated
+      todoItemId t1: title t2: title t3: title t4: title } } } } } } } } } } }`
+    const response = await env.server.http('POST', '/graphql', { query })
+    assert.equal(response.body.errors?.[0]?.extensions.code, 'QUERY_TOO_COMPLEX', JSON.stringify(response.body.errors))
+  })
+
   it('lets an ordinary nested page through', async () => {
     const query = `{ todoItems(paging: {first: 25}) { edges { node { id title subTasks { edges { node { id title todoItem { id } } } } } } } }`
     const response = await env.server.http('POST', '/graphql', { query })

@@ -40,12 +40,17 @@ interface Measure {
   cost: number
 }
 
-/** Depth and cost of a selection set, following fragments (each fragment once per path, so no cycles). */
+/**
+ * Depth and cost of a selection set, following fragments. A fragment's measure is the same wherever it is
+ * spread, so it is worked out once (`measured`): a chain of fragments that each spread the previous one twice
+ * would otherwise take exponential time. `visiting` guards against cycles, which validation reports anyway.
+ */
 function measure(
   context: ValidationContext,
   selections: SelectionSetNode,
   sizes: { defaultSize: number; largest: number },
-  visiting: Set<string>
+  visiting: Set<string>,
+  measured: Map<string, Measure>
 ): Measure {
   let depth = 0
   let cost = 0
@@ -55,19 +60,25 @@ function measure(
       // Introspection (`__schema`, `__type`) reads the schema, not the database; tools nest it 15 deep.
       continue
     } else if (selection.kind === Kind.FIELD) {
-      const children = selection.selectionSet ? measure(context, selection.selectionSet, sizes, visiting) : inner
+      const children = selection.selectionSet
+        ? measure(context, selection.selectionSet, sizes, visiting, measured)
+        : inner
       const connection = selection.arguments?.some((argument) => argument.name.value === 'paging') ?? false
-      const times = connection ? pageSize(selection, sizes.defaultSize, sizes.largest) : 1
-      inner = { depth: children.depth + 1, cost: 1 + Math.max(times, 0) * children.cost }
+      // An empty or negative page still selects its subtree once: `first: 0` must not make anything free.
+      const times = connection ? Math.max(pageSize(selection, sizes.defaultSize, sizes.largest), 1) : 1
+      inner = { depth: children.depth + 1, cost: 1 + times * children.cost }
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      inner = measure(context, selection.selectionSet, sizes, visiting)
+      inner = measure(context, selection.selectionSet, sizes, visiting, measured)
     } else {
       const name = selection.name.value
+      const known = measured.get(name)
       const fragment: FragmentDefinitionNode | null | undefined = context.getFragment(name)
-      if (fragment && !visiting.has(name)) {
+      if (known) inner = known
+      else if (fragment && !visiting.has(name)) {
         visiting.add(name)
-        inner = measure(context, fragment.selectionSet, sizes, visiting)
+        inner = measure(context, fragment.selectionSet, sizes, visiting, measured)
         visiting.delete(name)
+        measured.set(name, inner)
       }
     }
     depth = Math.max(depth, inner.depth)
@@ -86,7 +97,7 @@ export function operationLimits(
 ): ValidationRule {
   return (context) => ({
     OperationDefinition(operation) {
-      const { depth, cost } = measure(context, operation.selectionSet, sizes, new Set())
+      const { depth, cost } = measure(context, operation.selectionSet, sizes, new Set(), new Map())
       if (depth > limits.maxDepth) {
         context.reportError(
           new GraphQLError(`The query is ${depth} levels deep; at most ${limits.maxDepth} are allowed.`, {
