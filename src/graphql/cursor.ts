@@ -8,7 +8,12 @@ import type { PageSizes } from '../resource/resolve'
  */
 const PREFIX = 'arrayconnection:'
 
+/** Cursors of the first records of any collection: every page of every connection hands out these. */
+const CACHED_CURSORS = 10_000
+const cursors: string[] = []
+
 export function encodeCursor(index: number) {
+  if (index < CACHED_CURSORS) return (cursors[index] ??= Buffer.from(PREFIX + index, 'utf8').toString('base64'))
   return Buffer.from(PREFIX + index, 'utf8').toString('base64')
 }
 

@@ -14,6 +14,9 @@ import type { ResourceRecord } from '../service/resource-service'
 import type { CollectionRequest } from './collection-args'
 import type { ServiceCaller } from './context'
 
+/** The JSON of each relation request, which parents of one page share (see `sameRequest`). */
+const requestKeys = new WeakMap<CollectionRequest, string>()
+
 /** Parents per statement; well below the SQL compiler's limit on `in` lists. */
 const MAX_BATCH = 500
 
@@ -60,7 +63,12 @@ export class RelationLoaders {
    */
   many(relation: ResolvedManyRelation, request: CollectionRequest) {
     const { target, foreignKey } = relation
-    const key = `many:${target.name}.${foreignKey.name}:${JSON.stringify(request)}`
+    let json = requestKeys.get(request)
+    if (json === undefined) {
+      json = JSON.stringify(request)
+      requestKeys.set(request, json)
+    }
+    const key = `many:${target.name}.${foreignKey.name}:${json}`
     return this.loader<Page<ResourceRecord>>(key, async (parentIds) => {
       const keys = parentIds.map((id) => asForeignKey(foreignKey, id))
       const result = (await this.caller.service(target).find(
@@ -70,7 +78,8 @@ export class RelationLoaders {
           paging: request.window,
           totalCount: request.totalCount,
           partitionBy: foreignKey.name,
-          select: request.select
+          // A copy: hooks may add to it, and parents of later pages share the request.
+          select: request.select && [...request.select]
         })
       )) as PartitionedPages<ResourceRecord>
       const pages = new Map(result.partitions.map((partition) => [String(partition.key), partition.page]))

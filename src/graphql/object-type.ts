@@ -2,7 +2,8 @@ import {
   GraphQLNonNull,
   GraphQLObjectType,
   type GraphQLFieldConfig,
-  type GraphQLFieldConfigMap
+  type GraphQLFieldConfigMap,
+  type GraphQLResolveInfo
 } from 'graphql'
 import { upperFirst } from '../resource/naming'
 import {
@@ -12,7 +13,7 @@ import {
   type ResolvedResource
 } from '../resource/resolve'
 import type { ResourceRecord } from '../service/resource-service'
-import { collectionArgs, collectionRequest } from './collection-args'
+import { collectionArgs, collectionRequest, type CollectionRequest } from './collection-args'
 import { connectionType, toConnection } from './connection'
 import type { GraphqlContext } from './context'
 import { fieldScalar } from './field-types'
@@ -20,6 +21,23 @@ import { markIdOnlyFields, selectedRecordFields } from './selection'
 import type { GraphqlTypes } from './types'
 
 type FieldConfig = GraphQLFieldConfig<ResourceRecord, GraphqlContext>
+
+/** The last request each relation field made, by the JSON of its arguments. */
+const lastRequests = new WeakMap<GraphQLResolveInfo['fieldNodes'], { args: string; request: CollectionRequest }>()
+
+/**
+ * The relation field resolves once per parent, with the same arguments for every parent of a page: the request
+ * (filter, sorting and window checked, selection read) is worked out once and shared. One slot per field, so
+ * nothing accumulates across requests.
+ */
+function sameRequest(info: GraphQLResolveInfo, args: unknown, build: () => CollectionRequest) {
+  const json = JSON.stringify(args)
+  const last = lastRequests.get(info.fieldNodes)
+  if (last && last.args === json) return last.request
+  const request = build()
+  lastRequests.set(info.fieldNodes, { args: json, request })
+  return request
+}
 
 /** `subTasks(paging, filter, sorting): TodoItemSubTasksConnection!`, loaded for all parents at once. */
 function manyRelationField(
@@ -38,7 +56,7 @@ function manyRelationField(
     type: new GraphQLNonNull(connection),
     args: collectionArgs(types, target),
     async resolve(parent, args, context, info) {
-      const request = collectionRequest(target, args, info)
+      const request = sameRequest(info, args, () => collectionRequest(target, args, info))
       const page = await context.loaders.many(relation, request).load(parent[resource.idField.name])
       return toConnection(page, request.window)
     }
