@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict'
-import { feathers } from '@feathersjs/feathers'
-import { bodyParser, koa } from '@feathersjs/koa'
 import { GraphQLString, type GraphQLFieldConfigMap } from 'graphql'
-import knex from 'knex'
-import { errorHandler, feathersQuery, type GraphqlSchemaPart } from '../src'
-import { knexConfig } from '../example/database'
-import { migrateLatest } from '../example/migrations'
-import { todoItemResource } from '../example/resources/todo-item'
-import { subTaskResource } from '../example/resources/sub-task'
+import type { GraphqlSchemaPart } from '../src'
 import { forEachDatabase } from './support/server'
+import { exampleResourcesApp } from './support/example-resources-app'
 import { clearTables, seedTodoItems } from './support/seed'
 import { codes, graphql, seedSubTasks } from './support/graphql'
 
@@ -128,21 +122,7 @@ const shoutingPart: GraphqlSchemaPart = {
   }
 }
 
-async function appWithPart(databaseUrl: string) {
-  const db = knex(knexConfig(databaseUrl))
-  await migrateLatest(db)
-  const app = koa(feathers())
-  app.use(errorHandler())
-  app.use(bodyParser())
-  app.configure(
-    feathersQuery({
-      Model: db,
-      resources: [todoItemResource, subTaskResource],
-      graphql: { parts: [shoutingPart] }
-    })
-  )
-  return { app, db }
-}
+const appWithPart = exampleResourcesApp({ graphql: { parts: [shoutingPart] } })
 
 forEachDatabase(
   'GraphQL: fields added by schema parts',

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict'
-import { feathers } from '@feathersjs/feathers'
-import { koa, bodyParser } from '@feathersjs/koa'
-import knex from 'knex'
-import { knexConfig } from '../example/database'
-import { migrateLatest } from '../example/migrations'
-import { todoItemResource } from '../example/resources/todo-item'
-import { subTaskResource } from '../example/resources/sub-task'
-import { errorHandler, feathersQuery } from '../src'
 import { forEachDatabase } from './support/server'
+import { exampleResourcesApp } from './support/example-resources-app'
 
 const nested = (levels: number) => {
   let selection = 'id'
@@ -90,21 +83,11 @@ forEachDatabase('Limits: what one request may cost', (env) => {
 })
 
 /** The limits are options of the plugin. */
-async function tightApp(databaseUrl: string) {
-  const db = knex(knexConfig(databaseUrl))
-  await migrateLatest(db)
-  const app = koa(feathers())
-  app.use(errorHandler(() => {}))
-  app.use(bodyParser({ jsonLimit: '1kb' }))
-  app.configure(
-    feathersQuery({
-      Model: db,
-      resources: [todoItemResource, subTaskResource],
-      graphql: { limits: { maxDepth: 3, maxComplexity: 100, maxTokens: 50 } }
-    })
-  )
-  return { app, db }
-}
+const tightApp = exampleResourcesApp({
+  quietErrors: true,
+  bodyParser: { jsonLimit: '1kb' },
+  graphql: { limits: { maxDepth: 3, maxComplexity: 100, maxTokens: 50 } }
+})
 
 forEachDatabase(
   'Limits: configured',

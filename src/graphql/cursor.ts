@@ -12,9 +12,10 @@ const PREFIX = 'arrayconnection:'
 const CACHED_CURSORS = 10_000
 const cursors: string[] = []
 
+const encode = (index: number) => Buffer.from(PREFIX + index, 'utf8').toString('base64')
+
 export function encodeCursor(index: number) {
-  if (index < CACHED_CURSORS) return (cursors[index] ??= Buffer.from(PREFIX + index, 'utf8').toString('base64'))
-  return Buffer.from(PREFIX + index, 'utf8').toString('base64')
+  return index < CACHED_CURSORS ? (cursors[index] ??= encode(index)) : encode(index)
 }
 
 /** The index a cursor stands for; `undefined` when it is not one of ours. */
