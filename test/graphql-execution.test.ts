@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { GraphQLString, type GraphQLFieldConfigMap } from 'graphql'
+import { GraphQLNonNull, GraphQLString, type GraphQLFieldConfigMap } from 'graphql'
 import type { GraphqlSchemaPart } from '../src'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
@@ -112,28 +112,51 @@ forEachDatabase('GraphQL: compiled execution answers like graphql-js', (env) => 
   })
 })
 
-/** A schema part whose object field reads a record field the client need not select. */
-const shoutingPart: GraphqlSchemaPart = {
+/**
+ * A schema part with an object field that reads a record field the client need not select, and one that
+ * breaks its promise of never being null.
+ */
+const examplePart: GraphqlSchemaPart = {
   objectFields(resource): GraphQLFieldConfigMap<Record<string, unknown>, any> {
     if (resource.name !== 'TodoItem') return {}
     return {
-      shoutedTitle: { type: GraphQLString, resolve: (record) => String(record.title).toUpperCase() }
+      shoutedTitle: { type: GraphQLString, resolve: (record) => String(record.title).toUpperCase() },
+      broken: { type: new GraphQLNonNull(GraphQLString), resolve: () => null }
     }
   }
 }
 
-const appWithPart = exampleResourcesApp({ graphql: { parts: [shoutingPart] } })
+const logged: unknown[] = []
+const appWithPart = exampleResourcesApp({ graphql: { parts: [examplePart], logError: (error) => logged.push(error) } })
 
 forEachDatabase(
   'GraphQL: fields added by schema parts',
   (env) => {
-    it('read whole records, since their resolvers may use any field', async () => {
+    before(async () => {
       await clearTables(env.server.db)
       await seedTodoItems(env.server.db, [{ title: 'quiet' }])
+    })
+
+    it('read whole records, since their resolvers may use any field', async () => {
       const response = await graphql(env.server, '{ todoItems { edges { node { shoutedTitle } } } }')
       assert.equal(response.errors, undefined, JSON.stringify(response.errors))
       assert.deepEqual(response.data.todoItems.edges, [{ node: { shoutedTitle: 'QUIET' } }])
     })
+
+    it('hide a null in a non-null field and log it, compiled or not', async () => {
+      logged.length = 0
+      const [{ id }] = await env.server.db('todo_items').select('id').limit(1)
+      const compiled = await graphql(env.server, `{ todoItem(id: ${id}) { broken } }`)
+      // @include sends the document to graphql-js.
+      const interpreted = await graphql(env.server, `{ todoItem(id: ${id}) { broken @include(if: true) } }`)
+      for (const response of [compiled, interpreted]) {
+        assert.deepEqual(response.errors?.map((error) => [error.message, error.extensions.code]), [
+          ['Internal server error', 'INTERNAL_SERVER_ERROR']
+        ])
+      }
+      assert.equal(logged.length, 2)
+    })
   },
   appWithPart
 )
+

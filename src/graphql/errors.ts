@@ -72,8 +72,10 @@ export function formatGraphqlError(log: GraphqlErrorLogger) {
     // graphql-js refusing an argument only at execution: a null variable in a non-null place inside a list or
     // object literal (`sorting: [$sort]`), which validation lets through when the variable has a default.
     if (original instanceof GraphQLError) return withExtensions(error, error.message, { code: 'BAD_USER_INPUT' })
-    // Execution's own errors (a null for a non-null field) say nothing secret.
-    return withExtensions(error, error.message, { code: 'INTERNAL_SERVER_ERROR' })
+    // A null for a non-null field: a server defect, logged and hidden like graphql-js' own (which carries a
+    // plain Error as its original; graphql-jit's carries none).
+    log(error)
+    return withExtensions(error, 'Internal server error', { code: 'INTERNAL_SERVER_ERROR' })
   }
 }
 
