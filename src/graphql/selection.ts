@@ -2,44 +2,44 @@ import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } 
 import type { ResolvedResource } from '../resource/resolve'
 
 /**
- * Whether the current field's selection asks for `name` directly below it (through fragments too), so that
- * work such as counting runs only when its result is wanted. @skip/@include are not evaluated: a
- * conditionally selected field counts as selected.
+ * The fields a selection set selects, by field name (aliases and fragments resolved), added to `into`. A
+ * fragment is followed once per walk (`visited`). @skip/@include are not evaluated: a conditionally selected
+ * field counts as selected.
  */
-export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
-  const visited = new Set<string>()
-  const search = (selectionSet: SelectionSetNode | undefined): boolean =>
-    !!selectionSet?.selections.some((selection) => {
-      switch (selection.kind) {
-        case Kind.FIELD:
-          return selection.name.value === name
-        case Kind.INLINE_FRAGMENT:
-          return search(selection.selectionSet)
-        case Kind.FRAGMENT_SPREAD: {
-          const fragmentName = selection.name.value
-          if (visited.has(fragmentName)) return false
-          visited.add(fragmentName)
-          return search(info.fragments[fragmentName]?.selectionSet)
-        }
-      }
-    })
-  return info.fieldNodes.some((node) => search(node.selectionSet))
-}
-
-/** The names of the fields a selection set selects, through fragments. */
-function selectedNames(info: GraphQLResolveInfo, selectionSet: SelectionSetNode | undefined, into: Map<string, FieldNode[]>) {
+function selectedNames(
+  info: GraphQLResolveInfo,
+  selectionSet: SelectionSetNode | undefined,
+  into: Map<string, FieldNode[]>,
+  visited = new Set<string>()
+) {
   for (const selection of selectionSet?.selections ?? []) {
     if (selection.kind === Kind.FIELD) {
       const nodes = into.get(selection.name.value) ?? []
       nodes.push(selection)
       into.set(selection.name.value, nodes)
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      selectedNames(info, selection.selectionSet, into)
-    } else {
-      selectedNames(info, info.fragments[selection.name.value]?.selectionSet, into)
+      selectedNames(info, selection.selectionSet, into, visited)
+    } else if (!visited.has(selection.name.value)) {
+      visited.add(selection.name.value)
+      selectedNames(info, info.fragments[selection.name.value]?.selectionSet, into, visited)
     }
   }
   return into
+}
+
+/** The fields selected directly below the current field, through all its nodes. */
+function selectedBelow(info: GraphQLResolveInfo, nodes: readonly FieldNode[]) {
+  const names = new Map<string, FieldNode[]>()
+  for (const node of nodes) selectedNames(info, node.selectionSet, names)
+  return names
+}
+
+/**
+ * Whether the current field's selection asks for `name` directly below it (through fragments too), so that
+ * work such as counting runs only when its result is wanted.
+ */
+export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
+  return selectedBelow(info, info.fieldNodes).has(name)
 }
 
 /** Per resource, the object fields that read nothing of the record but its id, as the object type declares. */
@@ -63,24 +63,18 @@ export function selectedRecordFields(
   resource: ResolvedResource,
   path: string[]
 ): string[] | undefined {
-  let fields = recordFieldsCache.get(info.fieldNodes)
-  if (fields === undefined && !recordFieldsCache.has(info.fieldNodes)) {
-    fields = recordFields(info, resource, path)
-    recordFieldsCache.set(info.fieldNodes, fields)
+  if (!recordFieldsCache.has(info.fieldNodes)) {
+    recordFieldsCache.set(info.fieldNodes, recordFields(info, resource, path))
   }
+  const fields = recordFieldsCache.get(info.fieldNodes)
   // A copy: hooks may add to `query.select`, and compiled documents keep their field nodes across requests.
   return fields && [...fields]
 }
 
 function recordFields(info: GraphQLResolveInfo, resource: ResolvedResource, path: string[]) {
-  let level: FieldNode[] = [...info.fieldNodes]
-  for (const step of path) {
-    const below = new Map<string, FieldNode[]>()
-    for (const node of level) selectedNames(info, node.selectionSet, below)
-    level = below.get(step) ?? []
-  }
-  const names = new Map<string, FieldNode[]>()
-  for (const node of level) selectedNames(info, node.selectionSet, names)
+  let level: readonly FieldNode[] = info.fieldNodes
+  for (const step of path) level = selectedBelow(info, level).get(step) ?? []
+  const names = selectedBelow(info, level)
   const needed = new Set<string>()
   for (const name of names.keys()) {
     const field = resource.fieldMap.get(name)

@@ -85,8 +85,9 @@ export interface ResourceQuery {
   /** Apply paging per distinct value of this field (one page per parent when loading relations). */
   partitionBy?: string
   /**
-   * The fields the caller needs (GraphQL sets the ones a client selected). Records then carry those and the
-   * id only, like Feathers' `$select`; a hook that needs another field adds it here. Absent: every field.
+   * The fields the caller needs (GraphQL sets the ones a client selected). Records then carry those, the id
+   * and what the statement needs (partition and keyset sort keys), like Feathers' `$select`; a computed field
+   * brings every field. A hook that needs another field adds it here. Absent: every field.
    */
   select?: string[]
 }

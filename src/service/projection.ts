@@ -42,5 +42,5 @@ export function projection(
     wanted.add(field)
   }
   // In the resource's field order, so that equal selections compile to equal SQL (one cached statement).
-  return { stored: storedFields(resource).filter((field) => wanted.has(field)), computed: [] }
+  return { stored: fullProjection(resource).stored.filter((field) => wanted.has(field)), computed: [] }
 }
