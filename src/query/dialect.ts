@@ -16,7 +16,11 @@ export interface Dialect {
   dateBucket(column: string, bucket: DateBucket): Knex.Raw
   /** AVG in double precision (the same digits on every database), with `??` for the column. */
   average: string
+  /** The rows of a SELECT run with `knex.raw`, whose result each driver shapes its own way. */
+  rawRows(result: unknown): Array<Record<string, unknown>>
 }
+
+type Rows = Array<Record<string, unknown>>
 
 /** SQLite's LIKE ignores ASCII case, so case-sensitive matching uses GLOB with the pattern translated. */
 function likeToGlob(pattern: string) {
@@ -40,7 +44,8 @@ function sqlite(knex: Knex): Dialect {
     iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
     dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column]),
     // SQLite's AVG is a double already.
-    average: 'AVG(??)'
+    average: 'AVG(??)',
+    rawRows: (result) => result as Rows
   }
 }
 
@@ -60,7 +65,9 @@ function mysql(knex: Knex): Dialect {
     dateBucket: (column, bucket) =>
       knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column]),
     // MySQL averages integers as a DECIMAL rounded to 4 places; a floating-point zero makes it a double.
-    average: 'AVG(?? + 0E0)'
+    average: 'AVG(?? + 0E0)',
+    // mysql2 answers [rows, fields].
+    rawRows: (result) => (result as [Rows, unknown])[0]
   }
 }
 
@@ -73,7 +80,8 @@ function postgres(knex: Knex): Dialect {
     dateBucket: (column, bucket) =>
       knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column]),
     // Postgres averages integers as numeric (returned as text); as a double it agrees with the others.
-    average: 'AVG(??::double precision)'
+    average: 'AVG(??::double precision)',
+    rawRows: (result) => (result as { rows: Rows }).rows
   }
 }
 

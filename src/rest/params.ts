@@ -7,10 +7,9 @@ import type { ResourceQuery } from '../query/model'
  * puts in `ctx.feathers` (e.g. `authentication` from parseAuthentication), the provider and the headers.
  */
 export function restParams(ctx: Context, query: ResourceQuery = {}): ResourceParams {
-  return {
-    ...(ctx.feathers as object),
-    provider: 'rest',
-    headers: ctx.request.headers,
-    query
-  }
+  const params: ResourceParams = Object.assign({}, ctx.feathers as object)
+  params.provider = 'rest'
+  params.headers = ctx.req.headers
+  params.query = query
+  return params
 }

@@ -1,5 +1,5 @@
 import { BadRequest, FeathersError } from '@feathersjs/errors'
-import type { Context, Next } from 'koa'
+import type { Context } from 'koa'
 
 /** 415: the body is not JSON, so nothing in it can be trusted to mean what the client intended. */
 export class UnsupportedMediaType extends FeathersError {
@@ -8,7 +8,8 @@ export class UnsupportedMediaType extends FeathersError {
   }
 }
 
-export async function requireJson(ctx: Context, next: Next) {
+/** A write's body must be a JSON object; checked after the query parameters, before anything else. */
+export function requireJsonObject(ctx: Context) {
   if (!ctx.is('application/json')) {
     throw new UnsupportedMediaType('Request bodies must be sent as Content-Type: application/json')
   }
@@ -16,5 +17,4 @@ export async function requireJson(ctx: Context, next: Next) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new BadRequest('The JSON body must be an object')
   }
-  return next()
 }

@@ -9,7 +9,7 @@ import { resourceService, type ResourceRecord } from '../service/resource-servic
 import type { Page } from '../query/model'
 import { collectionQueryParser, listPagingStrategy, listQueryOptions } from './collection-query'
 import { restParams } from './params'
-import { requireJson } from './request-body'
+import { requireJsonObject } from './request-body'
 import { exportRoute } from '../export/route'
 
 /** `:id` unless the endpoint sets its own path, which must still carry the id. */
@@ -58,32 +58,38 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
     }
   })
 
-  router.get(`${base}/:id`, noQueryParameters, async (ctx) => {
+  router.get(`${base}/:id`, async (ctx) => {
+    rejectQueryParameters(ctx)
     ctx.body = serialize(await service().get(idOf(ctx), restParams(ctx)))
   })
 
   const create = async (ctx: Context) => {
+    rejectQueryParameters(ctx)
+    requireJsonObject(ctx)
     ctx.body = serialize(await service().create(ctx.request.body as ResourceRecord, restParams(ctx)))
     ctx.status = 201
   }
   if (definition.create?.disabled) router.post(base, disabled(`Creating ${resource.name} records`))
-  else router.post(base, noQueryParameters, requireJson, create)
+  else router.post(base, create)
 
   // PUT is a partial update as well: absent properties keep their values.
   const update = async (ctx: Context) => {
+    rejectQueryParameters(ctx)
+    requireJsonObject(ctx)
     ctx.body = serialize(await service().patch(idOf(ctx), ctx.request.body as ResourceRecord, restParams(ctx)))
   }
   const updateRoute = definition.update?.disabled
     ? [disabled(`Updating ${resource.name} records`)]
-    : [noQueryParameters, requireJson, update]
+    : [update]
   router.put(updatePath(resource), ...updateRoute)
   router.patch(updatePath(resource), ...updateRoute)
 
   const remove = async (ctx: Context) => {
+    rejectQueryParameters(ctx)
     ctx.body = serialize(await service().remove(idOf(ctx), restParams(ctx)))
   }
   if (definition.delete?.disabled) router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`))
-  else router.delete(deletePath(resource), noQueryParameters, remove)
+  else router.delete(deletePath(resource), remove)
 }
 
 /** A disabled endpoint answers 405 before looking at anything the request carries. */
@@ -94,10 +100,10 @@ function disabled(what: string) {
 }
 
 /** Single-record endpoints take no query parameters; an unknown parameter is a mistake worth a 400. */
-async function noQueryParameters(ctx: Context, next: Next) {
+function rejectQueryParameters(ctx: Context) {
+  if (!ctx.querystring) return
   const names = Object.keys(ctx.query)
   if (names.length) throw badInput(names.map((field) => ({ field, message: 'is not allowed' })))
-  return next()
 }
 
 /** The REST surface of every resource, as Koa routes that call the resource services. */

@@ -23,6 +23,7 @@ import { runQuery } from './database-errors'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { fullProjection, projection, type Projection } from './projection'
+import { CompiledStatement, SLOT } from './compiled-statement'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -64,11 +65,14 @@ export class ResourceService {
     this.resource = resource
     this.Model = options.Model
     this.target = { resource, dialect: dialectOf(this.Model), table: resource.table }
+    this.idColumn = qualified(this.target, resource.idField)
   }
 
   private readonly target: SqlTarget
-  /** The qualified column list of each projection, built once. */
-  private readonly columnLists = new WeakMap<Projection, string[]>()
+  /** The quoted, qualified column list of each projection, as SQL. */
+  private readonly columnLists = new WeakMap<Projection, string>()
+  private readonly getStatements = new WeakMap<Projection, CompiledStatement>()
+  private readonly idColumn: string
 
   /** The caller's transaction, the one the hook chain runs in, or the pool. */
   private knex(params: ResourceParams): Knex {
@@ -84,10 +88,13 @@ export class ResourceService {
   private selectWhere(params: ResourceParams, filter: Filter | undefined, fields: Projection) {
     let columns = this.columnLists.get(fields)
     if (!columns) {
-      columns = fields.stored.map((field) => qualified(this.target, field))
+      // Quoted once, not on every compile: knex wraps each qualified name anew each time it builds a SELECT.
+      const names = fields.stored.map((field) => qualified(this.target, field))
+      columns = this.Model.raw(names.map(() => '??').join(', '), names).toSQL().sql
       this.columnLists.set(fields, columns)
     }
-    return this.whereVisible(this.db(params).select(columns), params, filter)
+    const knex = this.knex(params)
+    return this.whereVisible(knex(this.resource.table).select(knex.raw(columns)), params, filter)
   }
 
   private whereVisible(builder: Knex.QueryBuilder, params: ResourceParams, filter?: Filter) {
@@ -249,11 +256,27 @@ export class ResourceService {
   }
 
   private async getRecord(id: Id, params: ResourceParams, filter?: Filter, fields = fullProjection(this.resource)) {
-    const { idField } = this.resource
-    const row = await runQuery(
-      this.selectWhere(params, filter, fields).where(qualified(this.target, idField), this.idValue(id)).first()
-    )
+    const idValue = this.idValue(id)
+    let row: ResourceRecord | undefined
+    if (!filter && !params.scope) {
+      // Nothing narrows the read: its SQL is the same on every call with this projection.
+      const statement = this.getStatement(fields)
+      row = statement.rows(await runQuery(statement.query(this.knex(params), idValue)))[0]
+    } else {
+      row = await runQuery(this.selectWhere(params, filter, fields).where(this.idColumn, idValue).first())
+    }
     return row ? this.decoder(fields)(row) : undefined
+  }
+
+  /** The primary-key read of a projection, with nothing else narrowing it, compiled once. */
+  private getStatement(fields: Projection) {
+    let statement = this.getStatements.get(fields)
+    if (!statement) {
+      const compiled = this.selectWhere({}, undefined, fields).where(this.idColumn, SLOT).first().toSQL()
+      statement = new CompiledStatement(compiled, dialectOf(this.Model))
+      this.getStatements.set(fields, statement)
+    }
+    return statement
   }
 
   async get(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
@@ -268,8 +291,7 @@ export class ResourceService {
    * record outside what the caller may see.
    */
   private writableById(params: ResourceParams, id: Id) {
-    const idColumn = qualified(this.target, this.resource.idField)
-    return this.whereVisible(this.db(params), params, params.query?.filter).where(idColumn, this.idValue(id))
+    return this.whereVisible(this.db(params), params, params.query?.filter).where(this.idColumn, this.idValue(id))
   }
 
   /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */

@@ -36,7 +36,8 @@ export function sameOriginPolicy(connectTo: string[] = []) {
  */
 export function assetMiddleware(mount: string, assets: Record<string, Asset>, policy: string) {
   const base = '/' + mount.replace(/^\/+|\/+$/g, '')
-  return async (ctx: Context, next: Next) => {
+  // Not async: every API request passes through here, and a pass-through needs no promise of its own.
+  return (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next()
     if (ctx.path === base) {
       ctx.redirect(`${base}/${ctx.search}`)
