@@ -93,8 +93,7 @@ export class ResourceService {
       columns = this.Model.raw(names.map(() => '??').join(', '), names).toSQL().sql
       this.columnLists.set(fields, columns)
     }
-    const knex = this.knex(params)
-    return this.whereVisible(knex(this.resource.table).select(knex.raw(columns)), params, filter)
+    return this.whereVisible(this.db(params).select(this.Model.raw(columns)), params, filter)
   }
 
   private whereVisible(builder: Knex.QueryBuilder, params: ResourceParams, filter?: Filter) {
