@@ -1,9 +1,9 @@
 import type { Knex } from 'knex'
 import { badField } from '../errors'
-import { encodeValue } from '../resource/codec'
+import { encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import type { Dialect } from './dialect'
-import { COMPARISON_OPERATORS, type Between, type FieldComparison, type Filter } from './model'
+import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from './model'
 
 /** Bounds what one request can make the database do. */
 const MAX_FILTER_DEPTH = 16
@@ -20,124 +20,249 @@ export function qualified(target: SqlTarget, field: ResolvedField) {
   return `${target.table}.${field.column}`
 }
 
-function filterField(target: SqlTarget, name: string, path: string) {
-  const field = target.resource.fieldMap.get(name)
-  if (!field || field.computed) throw badField(path, `${target.resource.name} has no filterable field "${name}"`)
-  return field
+/** One operator on one column; its values are `bound[first]` to `bound[first + count - 1]`. */
+interface Comparison {
+  column: string
+  operator: ComparisonOperator
+  first: number
+  count: number
+  /** The operand of `is` / `isNot`, which is part of the SQL text rather than bound. */
+  truth?: boolean | null
 }
 
-function isString(field: ResolvedField) {
-  return field.kind === 'string' || field.role === 'id'
+/** `and` / `or` over sub-filters, each a conjunction of its own conditions. */
+interface Group {
+  operator: 'and' | 'or'
+  members: Condition[][]
 }
 
-function applyOperator(
-  builder: Knex.QueryBuilder,
-  target: SqlTarget,
-  field: ResolvedField,
-  operator: keyof FieldComparison,
-  value: unknown,
-  path: string
-) {
-  const column = qualified(target, field)
-  const encode = (item: unknown, at = path): Knex.Value => {
-    if (item === null || item === undefined) throw badField(at, 'must not be null (use is: null)')
-    return encodeValue(field, item, at)
+type Condition = Comparison | Group
+
+/**
+ * A filter checked and encoded, apart from the knex calls that add it to a statement. Two filters with the
+ * same `key` compile to the same SQL text whatever their values, which is what lets a statement be compiled
+ * once per shape and run with each call's values.
+ */
+export interface ParsedFilter {
+  /** The SQL shape: fields, operators, grouping, list lengths and `is` operands, never a bound value. */
+  key: string
+  /** Encoded values, in the order the conditions bind them. */
+  values: DbValue[]
+  conditions: Condition[]
+}
+
+const keyNames = new WeakMap<ResolvedField, string>()
+
+/**
+ * A field in a statement's shape key. Field names are arbitrary strings; JSON quoting keeps one name from
+ * reading as another key's syntax.
+ */
+export function keyName(field: ResolvedField) {
+  let name = keyNames.get(field)
+  if (name === undefined) {
+    name = JSON.stringify(field.name)
+    keyNames.set(field, name)
   }
+  return name
+}
+
+const NO_FILTER: ParsedFilter = { key: '', values: [], conditions: [] }
+
+class FilterParser {
+  readonly values: DbValue[] = []
+  private key = ''
+
+  constructor(private readonly target: SqlTarget) {}
+
+  result(conditions: Condition[]): ParsedFilter {
+    return { key: this.key, values: this.values, conditions }
+  }
+
+  conjunction(filter: Filter, path: string, depth: number): Condition[] {
+    if (depth > MAX_FILTER_DEPTH) throw badField(path, `filters may nest at most ${MAX_FILTER_DEPTH} levels`)
+    if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badField(path, 'must be a filter object')
+    const conditions: Condition[] = []
+    for (const key of Object.keys(filter)) {
+      const value = filter[key]
+      if (value === undefined) continue
+      const at = path ? `${path}.${key}` : key
+      if (key === 'and' || key === 'or') {
+        if (!Array.isArray(value)) throw badField(at, 'must be a list of filters')
+        if (value.length === 0) continue
+        this.key += `${key}(`
+        const members = value.map((sub, index) => {
+          if (index > 0) this.key += '|'
+          return this.conjunction(sub, `${at}.${index}`, depth + 1)
+        })
+        this.key += ')'
+        conditions.push({ operator: key, members })
+        continue
+      }
+      this.comparisons(this.filterField(key, at), value, at, conditions)
+    }
+    return conditions
+  }
+
+  private filterField(name: string, path: string) {
+    const { resource } = this.target
+    const field = resource.fieldMap.get(name)
+    if (!field || field.computed) throw badField(path, `${resource.name} has no filterable field "${name}"`)
+    return field
+  }
+
+  private comparisons(field: ResolvedField, comparison: unknown, path: string, into: Condition[]) {
+    if (!comparison || typeof comparison !== 'object' || Array.isArray(comparison)) {
+      throw badField(path, 'must be an object of operators, e.g. {eq: value}')
+    }
+    for (const [operator, value] of Object.entries(comparison)) {
+      if (value === undefined) continue
+      if (!COMPARISON_OPERATORS.includes(operator as ComparisonOperator)) {
+        throw badField(`${path}.${operator}`, `unknown operator (use ${COMPARISON_OPERATORS.join(', ')})`)
+      }
+      into.push(this.comparison(field, operator as ComparisonOperator, value, `${path}.${operator}`))
+    }
+  }
+
+  private bind(field: ResolvedField, value: unknown, path: string) {
+    if (value === null || value === undefined) throw badField(path, 'must not be null (use is: null)')
+    this.values.push(encodeValue(field, value, path))
+  }
+
+  private comparison(field: ResolvedField, operator: ComparisonOperator, value: unknown, path: string): Comparison {
+    const first = this.values.length
+    this.key += `${keyName(field)}.${operator}`
+    const comparison: Comparison = { column: qualified(this.target, field), operator, first, count: 0 }
+    switch (operator) {
+      case 'is':
+      case 'isNot':
+        if (value !== null) {
+          if (typeof value !== 'boolean') throw badField(path, 'must be true, false or null')
+          if (field.kind !== 'boolean') throw badField(path, 'only boolean fields can be compared with true or false')
+        }
+        comparison.truth = value
+        this.key += `:${value}`
+        break
+      case 'like':
+      case 'notLike':
+      case 'iLike':
+      case 'notILike':
+        if (field.kind !== 'string' && field.role !== 'id') throw badField(path, `${operator} applies to text fields only`)
+        if (typeof value !== 'string') throw badField(path, 'must be a string pattern')
+        this.values.push(operator === 'like' || operator === 'notLike' ? this.target.dialect.likeValue(value) : value)
+        break
+      case 'in':
+      case 'notIn':
+        if (!Array.isArray(value)) throw badField(path, 'must be a list')
+        if (value.length > MAX_LIST_LENGTH) throw badField(path, `must have at most ${MAX_LIST_LENGTH} values`)
+        value.forEach((item, index) => this.bind(field, item, `${path}.${index}`))
+        this.key += `:${value.length}`
+        break
+      case 'between':
+      case 'notBetween': {
+        const range = value as Between
+        if (!range || typeof range !== 'object') throw badField(path, 'must be {lower, upper}')
+        this.bind(field, range.lower, `${path}.lower`)
+        this.bind(field, range.upper, `${path}.upper`)
+        break
+      }
+      default:
+        this.bind(field, value, path)
+    }
+    this.key += ';'
+    comparison.count = this.values.length - first
+    return comparison
+  }
+}
+
+/**
+ * Checks and encodes a filter: unknown fields, operators and ill-typed values are 400s naming their path.
+ * Nothing reaches the database until every value has passed.
+ */
+export function parseFilter(target: SqlTarget, filter: Filter | undefined): ParsedFilter {
+  if (!filter) return NO_FILTER
+  const parser = new FilterParser(target)
+  return parser.result(parser.conjunction(filter, '', 0))
+}
+
+function applyComparison(builder: Knex.QueryBuilder, dialect: Dialect, comparison: Comparison, bound: readonly unknown[]) {
+  const { column, operator, first } = comparison
+  const value = bound[first] as Knex.Value
   switch (operator) {
     case 'is':
     case 'isNot': {
       const negate = operator === 'isNot' ? 'NOT ' : ''
-      if (value === null) return negate ? builder.whereNotNull(column) : builder.whereNull(column)
-      if (typeof value !== 'boolean') throw badField(path, 'must be true, false or null')
-      if (field.kind !== 'boolean') throw badField(path, 'only boolean fields can be compared with true or false')
-      return builder.whereRaw(`?? IS ${negate}${value ? 'TRUE' : 'FALSE'}`, [column])
+      if (comparison.truth === null) return negate ? builder.whereNotNull(column) : builder.whereNull(column)
+      return builder.whereRaw(`?? IS ${negate}${comparison.truth ? 'TRUE' : 'FALSE'}`, [column])
     }
     case 'eq':
-      return builder.where(column, encode(value))
+      return builder.where(column, value)
     case 'neq':
-      return builder.whereNot(column, encode(value))
+      return builder.whereNot(column, value)
     case 'gt':
-      return builder.where(column, '>', encode(value))
+      return builder.where(column, '>', value)
     case 'gte':
-      return builder.where(column, '>=', encode(value))
+      return builder.where(column, '>=', value)
     case 'lt':
-      return builder.where(column, '<', encode(value))
+      return builder.where(column, '<', value)
     case 'lte':
-      return builder.where(column, '<=', encode(value))
+      return builder.where(column, '<=', value)
     case 'like':
+      return builder.where(dialect.like(column, value))
     case 'notLike':
+      return builder.whereNot(dialect.like(column, value))
     case 'iLike':
-    case 'notILike': {
-      if (!isString(field)) throw badField(path, `${operator} applies to text fields only`)
-      if (typeof value !== 'string') throw badField(path, 'must be a string pattern')
-      const match = operator === 'like' || operator === 'notLike' ? target.dialect.like : target.dialect.iLike
-      const raw = match(column, value)
-      return operator.startsWith('not') ? builder.whereNot(raw) : builder.where(raw)
-    }
+      return builder.where(dialect.iLike(column, value))
+    case 'notILike':
+      return builder.whereNot(dialect.iLike(column, value))
     case 'in':
     case 'notIn': {
-      if (!Array.isArray(value)) throw badField(path, 'must be a list')
-      if (value.length > MAX_LIST_LENGTH) throw badField(path, `must have at most ${MAX_LIST_LENGTH} values`)
-      const values = value.map((item, index) => encode(item, `${path}.${index}`))
+      const values = bound.slice(first, first + comparison.count) as Knex.Value[]
       return operator === 'in' ? builder.whereIn(column, values) : builder.whereNotIn(column, values)
     }
     case 'between':
     case 'notBetween': {
-      const range = value as Between
-      if (!range || typeof range !== 'object') throw badField(path, 'must be {lower, upper}')
       // Knex types its between helpers for numbers only; dates and strings work the same in SQL.
-      const pair = [encode(range.lower, `${path}.lower`), encode(range.upper, `${path}.upper`)] as [number, number]
+      const pair = [bound[first], bound[first + 1]] as [number, number]
       return operator === 'between' ? builder.whereBetween(column, pair) : builder.whereNotBetween(column, pair)
     }
   }
 }
 
-function applyComparison(
-  builder: Knex.QueryBuilder,
-  target: SqlTarget,
-  field: ResolvedField,
-  comparison: unknown,
-  path: string
-) {
-  if (!comparison || typeof comparison !== 'object' || Array.isArray(comparison)) {
-    throw badField(path, 'must be an object of operators, e.g. {eq: value}')
-  }
-  for (const [operator, value] of Object.entries(comparison)) {
-    if (value === undefined) continue
-    if (!COMPARISON_OPERATORS.includes(operator as keyof FieldComparison)) {
-      throw badField(`${path}.${operator}`, `unknown operator (use ${COMPARISON_OPERATORS.join(', ')})`)
-    }
-    applyOperator(builder, target, field, operator as keyof FieldComparison, value, `${path}.${operator}`)
-  }
-}
-
-function applyFilterAt(builder: Knex.QueryBuilder, target: SqlTarget, filter: Filter, path: string, depth: number) {
-  if (depth > MAX_FILTER_DEPTH) throw badField(path, `filters may nest at most ${MAX_FILTER_DEPTH} levels`)
-  if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badField(path, 'must be a filter object')
-  const at = (key: string) => (path ? `${path}.${key}` : key)
-  for (const [key, value] of Object.entries(filter)) {
-    if (value === undefined) continue
-    if (key === 'and' || key === 'or') {
-      if (!Array.isArray(value)) throw badField(at(key), 'must be a list of filters')
-      if (value.length === 0) continue
-      builder.where(function group() {
-        value.forEach((sub, index) => {
-          const nested = (inner: Knex.QueryBuilder) => applyFilterAt(inner, target, sub, at(`${key}.${index}`), depth + 1)
-          if (key === 'and') this.andWhere(nested)
-          else this.orWhere(nested)
-        })
-      })
+function applyConditions(builder: Knex.QueryBuilder, dialect: Dialect, conditions: Condition[], bound: readonly unknown[]) {
+  for (const condition of conditions) {
+    if ('column' in condition) {
+      applyComparison(builder, dialect, condition, bound)
       continue
     }
-    applyComparison(builder, target, filterField(target, key, at(key)), value, at(key))
+    const { operator, members } = condition
+    builder.where(function group() {
+      for (const member of members) {
+        const nested = (inner: Knex.QueryBuilder) => applyConditions(inner, dialect, member, bound)
+        if (operator === 'and') this.andWhere(nested)
+        else this.orWhere(nested)
+      }
+    })
   }
   return builder
 }
 
+/**
+ * Adds a parsed filter to the builder's WHERE clause, binding `bound` in place of its values: the filter's
+ * own values, or stand-ins when a statement is compiled once for every filter of the same shape.
+ */
+export function applyParsedFilter(
+  builder: Knex.QueryBuilder,
+  target: SqlTarget,
+  parsed: ParsedFilter,
+  bound: readonly unknown[] = parsed.values
+) {
+  if (parsed.conditions.length === 0) return builder
+  return builder.where((inner) => {
+    applyConditions(inner, target.dialect, parsed.conditions, bound)
+  })
+}
+
 /** Adds the filter to the builder's WHERE clause. Unknown fields, operators and ill-typed values are 400s. */
 export function applyFilter(builder: Knex.QueryBuilder, target: SqlTarget, filter: Filter | undefined) {
-  if (!filter) return builder
-  return builder.where((inner) => {
-    applyFilterAt(inner, target, filter, '', 0)
-  })
+  return applyParsedFilter(builder, target, parseFilter(target, filter))
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex'
 import { badField } from '../errors'
 import type { ResolvedField } from '../resource/resolve'
 import type { SortField } from './model'
-import { qualified, type SqlTarget } from './compile-filter'
+import { keyName, qualified, type SqlTarget } from './compile-filter'
 
 export interface SortTerm {
   field: ResolvedField
@@ -51,6 +51,13 @@ export function orderSql(terms: SortTerm[]) {
     bindings.push(term.column)
   }
   return { sql: sql.join(', '), bindings }
+}
+
+/** The order in a statement's shape key: equal keys, equal ORDER BY. */
+export function orderKey(terms: SortTerm[]) {
+  let key = ''
+  for (const term of terms) key += `${keyName(term.field)} ${term.direction} ${term.nullsFirst ? 'first' : 'last'},`
+  return key
 }
 
 /** Restricts the builder to rows that come after `row` in the order of `terms` (keyset paging). */

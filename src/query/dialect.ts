@@ -8,10 +8,12 @@ import type { DateBucket } from './model'
  */
 export interface Dialect {
   name: 'sqlite' | 'mysql' | 'postgres'
-  /** Case-sensitive LIKE with `%` and `_` wildcards, the same on every database. */
-  like(column: string, pattern: string): Knex.Raw
-  /** Case-insensitive LIKE. */
-  iLike(column: string, pattern: string): Knex.Raw
+  /** Case-sensitive LIKE with `%` and `_` wildcards, the same on every database; `value` is `likeValue(pattern)`. */
+  like(column: string, value: Knex.Value): Knex.Raw
+  /** What a case-sensitive LIKE binds for a pattern (apart from the SQL, so a compiled statement can bind it). */
+  likeValue(pattern: string): string
+  /** Case-insensitive LIKE; it binds the pattern itself. */
+  iLike(column: string, pattern: Knex.Value): Knex.Raw
   /** SQL for the start of the bucket holding a date column's value, as a `YYYY-MM-DD` string (UTC). */
   dateBucket(column: string, bucket: DateBucket): Knex.Raw
   /** AVG in double precision (the same digits on every database), with `??` for the column. */
@@ -40,7 +42,8 @@ function sqlite(knex: Knex): Dialect {
   }
   return {
     name: 'sqlite',
-    like: (column, pattern) => knex.raw('?? GLOB ?', [column, likeToGlob(pattern)]),
+    like: (column, value) => knex.raw('?? GLOB ?', [column, value]),
+    likeValue: likeToGlob,
     iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
     dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column]),
     // SQLite's AVG is a double already.
@@ -60,7 +63,8 @@ function mysql(knex: Knex): Dialect {
   return {
     name: 'mysql',
     // Case sensitivity follows the column's collation; the example's tables use utf8mb4_bin.
-    like: (column, pattern) => knex.raw('?? LIKE ?', [column, pattern]),
+    like: (column, value) => knex.raw('?? LIKE ?', [column, value]),
+    likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
     dateBucket: (column, bucket) =>
       knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column]),
@@ -75,7 +79,8 @@ function postgres(knex: Knex): Dialect {
   const units: Record<DateBucket, string> = { DAY: 'day', WEEK: 'week', MONTH: 'month', YEAR: 'year' }
   return {
     name: 'postgres',
-    like: (column, pattern) => knex.raw('?? LIKE ?', [column, pattern]),
+    like: (column, value) => knex.raw('?? LIKE ?', [column, value]),
+    likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('?? ILIKE ?', [column, pattern]),
     dateBucket: (column, bucket) =>
       knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column]),

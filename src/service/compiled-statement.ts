@@ -1,43 +1,103 @@
 import type { Knex } from 'knex'
 import type { Dialect } from '../query/dialect'
 
-/**
- * Stands, while knex compiles a statement once, for the value each run binds in its place. A string, since
- * some dialects refuse objects as values; no caller's value is ever bound during compilation.
- */
-export const SLOT = '\u0000feathers-query:bound-per-run\u0000'
+const MARKER = '\u0000feathers-query:slot:'
+const MARKER_END = '\u0000'
+/** Knex takes LIMIT and OFFSET as integers only, so theirs stand in as numbers no request uses. */
+const NUMERIC_SLOT_BASE = 1_987_654_000
+const NUMERIC_SLOTS = 100
 
 /**
- * A statement whose SQL text never changes, only one bound value: knex builds and compiles it once, and
- * each run binds its value into a copy of the compiled bindings and runs the text as raw SQL. On a
- * primary-key read, building and compiling the query with knex costs about as much as SQLite takes to read
- * the row.
+ * What knex binds, while it compiles a statement once, in place of the value each run binds as value
+ * `index`. A string, since some dialects refuse objects as values; no caller's value is ever bound during
+ * compilation.
+ */
+export function slot(index: number): string {
+  return `${MARKER}${index}${MARKER_END}`
+}
+
+/** The stand-in for an integer value (LIMIT, OFFSET) bound as value `index`. */
+export function numericSlot(index: number): number {
+  if (index >= NUMERIC_SLOTS) throw new Error(`A numeric slot index must be below ${NUMERIC_SLOTS}`)
+  return NUMERIC_SLOT_BASE + index
+}
+
+function slotIndexOf(binding: unknown): number {
+  if (typeof binding === 'string' && binding.startsWith(MARKER) && binding.endsWith(MARKER_END)) {
+    return Number(binding.slice(MARKER.length, -MARKER_END.length))
+  }
+  if (typeof binding === 'number' && binding >= NUMERIC_SLOT_BASE && binding < NUMERIC_SLOT_BASE + NUMERIC_SLOTS) {
+    return binding - NUMERIC_SLOT_BASE
+  }
+  return -1
+}
+
+/**
+ * A statement whose SQL text is fixed and whose values change: knex builds and compiles it once, with
+ * `slot(i)` standing for value i, and each run binds its values into a copy of the compiled bindings and
+ * runs the text as raw SQL. Building and compiling a query with knex costs about as much as SQLite takes to
+ * read a page of rows, and a statement's shape (its columns, filter operators, order) repeats far more often
+ * than its values do.
  */
 export class CompiledStatement {
   private readonly sql: string
   private readonly bindings: readonly unknown[]
-  private readonly slot: number
+  /** Pairs of (position in the bindings, value index). */
+  private readonly slots: readonly number[]
 
-  constructor(
-    compiled: Knex.Sql,
-    private readonly dialect: Dialect
-  ) {
+  private constructor(compiled: Knex.Sql, slots: number[], private readonly dialect: Dialect) {
     this.sql = compiled.sql
-    this.bindings = [...compiled.bindings]
-    this.slot = this.bindings.indexOf(SLOT)
-    if (this.slot === -1 || this.bindings.indexOf(SLOT, this.slot + 1) !== -1) {
-      throw new Error('A compiled statement binds SLOT exactly once')
-    }
+    this.bindings = compiled.bindings
+    this.slots = slots
   }
 
-  /** The statement with `value` bound, on `knex` (the pool or the caller's transaction). */
-  query(knex: Knex, value: unknown): Knex.Raw {
+  /**
+   * The compiled statement, or `undefined` when its bindings do not hold each of the `values` slots exactly
+   * once (knex dropped or repeated one): such a statement must be built anew with each call's values.
+   */
+  static of(compiled: Knex.Sql, values: number, dialect: Dialect): CompiledStatement | undefined {
+    const seen = new Array<number>(values).fill(0)
+    const slots: number[] = []
+    compiled.bindings.forEach((binding, position) => {
+      const index = slotIndexOf(binding)
+      if (index === -1) return
+      if (index < values) seen[index]++
+      slots.push(position, index)
+    })
+    if (slots.length !== values * 2 || seen.some((count) => count !== 1)) return undefined
+    return new CompiledStatement(compiled, slots, dialect)
+  }
+
+  /** The statement with `values` bound, on `knex` (the pool or the caller's transaction). */
+  query(knex: Knex, values: readonly unknown[]): Knex.Raw {
     const bindings = this.bindings.slice()
-    bindings[this.slot] = value
+    const slots = this.slots
+    for (let at = 0; at < slots.length; at += 2) bindings[slots[at]] = values[slots[at + 1]]
     return knex.raw(this.sql, bindings as Knex.RawBinding[])
   }
 
   rows(result: unknown) {
     return this.dialect.rawRows(result)
+  }
+}
+
+/**
+ * Compiled statements by shape key, the oldest dropped first: request shapes are chosen by clients, so their
+ * number is bounded here rather than by trust. (A shape in use is compiled again after its eviction; keeping
+ * recency would cost every hit a reinsertion.) A shape that cannot be compiled once is remembered as such.
+ */
+export class CompiledStatements {
+  private readonly statements = new Map<string, CompiledStatement | null>()
+
+  constructor(private readonly capacity = 500) {}
+
+  get(key: string, compile: () => CompiledStatement | undefined): CompiledStatement | undefined {
+    let statement = this.statements.get(key)
+    if (statement === undefined) {
+      statement = compile() ?? null
+      if (this.statements.size >= this.capacity) this.statements.delete(this.statements.keys().next().value!)
+      this.statements.set(key, statement)
+    }
+    return statement ?? undefined
   }
 }

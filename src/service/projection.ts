@@ -7,15 +7,21 @@ export interface Projection {
   stored: ResolvedField[]
   /** Computed fields to compute; they may read any stored field, so with any of them every one is selected. */
   computed: ResolvedField[]
+  /** Equal keys, equal projections: the selected field names, or '' for every field (a selection has the id). */
+  key: string
 }
 
 const everything = new WeakMap<ResolvedResource, Projection>()
+/** Projections of `select` lists by key, per resource, so that the same selection is the same object. */
+const selections = new WeakMap<ResolvedResource, Map<string, Projection>>()
+/** Subsets of a resource's fields a client may select are many; a few hundred cover real clients. */
+const SELECTIONS_KEPT = 500
 
 /** Every stored field and every computed one: what REST and hooks see without `query.select`. */
 export function fullProjection(resource: ResolvedResource): Projection {
   let full = everything.get(resource)
   if (!full) {
-    full = { stored: storedFields(resource), computed: resource.fields.filter((field) => field.computed) }
+    full = { stored: storedFields(resource), computed: resource.fields.filter((field) => field.computed), key: '' }
     everything.set(resource, full)
   }
   return full
@@ -41,6 +47,18 @@ export function projection(
     if (field.computed) return fullProjection(resource)
     wanted.add(field)
   }
-  // In the resource's field order, so that equal selections compile to equal SQL (one cached statement).
-  return { stored: fullProjection(resource).stored.filter((field) => wanted.has(field)), computed: [] }
+  // In the resource's field order, so that equal selections compile to equal SQL (one compiled statement).
+  const stored = fullProjection(resource).stored.filter((field) => wanted.has(field))
+  const key = stored.map((field) => field.name).join('\u0000')
+  let kept = selections.get(resource)
+  if (!kept) {
+    kept = new Map()
+    selections.set(resource, kept)
+  }
+  let selected = kept.get(key)
+  if (!selected) {
+    selected = { stored, computed: [], key }
+    if (kept.size < SELECTIONS_KEPT) kept.set(key, selected)
+  }
+  return selected
 }

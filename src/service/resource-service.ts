@@ -5,8 +5,8 @@ import { Readable } from 'node:stream'
 import { badField } from '../errors'
 import { decodeRow, decodeValue, encodeRow, encodeValue } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'
-import { applyFilter, qualified, type SqlTarget } from '../query/compile-filter'
-import { orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
+import { applyParsedFilter, parseFilter, qualified, type ParsedFilter, type SqlTarget } from '../query/compile-filter'
+import { orderKey, orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
 import { dialectOf } from '../query/dialect'
 import type {
   AggregateRequest,
@@ -23,7 +23,7 @@ import { runQuery } from './database-errors'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { fullProjection, projection, type Projection } from './projection'
-import { CompiledStatement, SLOT } from './compiled-statement'
+import { CompiledStatement, CompiledStatements, numericSlot, slot } from './compiled-statement'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -71,7 +71,8 @@ export class ResourceService {
   private readonly target: SqlTarget
   /** The quoted, qualified column list of each projection, as SQL. */
   private readonly columnLists = new WeakMap<Projection, string>()
-  private readonly getStatements = new WeakMap<Projection, CompiledStatement>()
+  /** Statements compiled once per shape: reads by id, pages, counts. */
+  private readonly statements = new CompiledStatements()
   private readonly idColumn: string
 
   /** The caller's transaction, the one the hook chain runs in, or the pool. */
@@ -84,8 +85,21 @@ export class ResourceService {
     return knex(this.resource.table)
   }
 
-  /** SELECT of the projected columns, limited to live records, the scope and `filter`. */
-  private selectWhere(params: ResourceParams, filter: Filter | undefined, fields: Projection) {
+  /** The records a call may see: its scope ANDed with `filter`, checked and encoded. */
+  private visible(params: ResourceParams, filter: Filter | undefined): ParsedFilter {
+    return parseFilter(this.target, params.scope || filter ? andFilters(params.scope, filter) : undefined)
+  }
+
+  /**
+   * SELECT of the projected columns, limited to live records and to `visible`, binding `bound` for its
+   * values (stand-ins when the statement is compiled once for its shape).
+   */
+  private selectWhere(
+    params: ResourceParams,
+    visible: ParsedFilter,
+    fields: Projection,
+    bound: readonly unknown[] = visible.values
+  ) {
     let columns = this.columnLists.get(fields)
     if (!columns) {
       // Quoted once, not on every compile: knex wraps each qualified name anew each time it builds a SELECT.
@@ -93,13 +107,33 @@ export class ResourceService {
       columns = this.Model.raw(names.map(() => '??').join(', '), names).toSQL().sql
       this.columnLists.set(fields, columns)
     }
-    return this.whereVisible(this.db(params).select(this.Model.raw(columns)), params, filter)
+    return this.whereVisible(this.db(params).select(this.Model.raw(columns)), visible, bound)
   }
 
-  private whereVisible(builder: Knex.QueryBuilder, params: ResourceParams, filter?: Filter) {
+  private whereVisible(builder: Knex.QueryBuilder, visible: ParsedFilter, bound: readonly unknown[] = visible.values) {
     const { softDeleteColumn, table } = this.resource
     if (softDeleteColumn) builder.whereNull(`${table}.${softDeleteColumn}`)
-    return applyFilter(builder, this.target, andFilters(params.scope, filter))
+    return applyParsedFilter(builder, this.target, visible, bound)
+  }
+
+  /**
+   * Runs the statement `build` makes with `values` bound. Its SQL depends only on `shape`: it is compiled
+   * once per shape, with stand-ins for the values (numbers for those from `integersFrom` on, which knex
+   * takes as LIMIT and OFFSET), and run as raw SQL. A shape knex will not compile that way is built anew.
+   */
+  private async runCompiled(
+    params: ResourceParams,
+    shape: string,
+    values: readonly unknown[],
+    build: (bound: readonly unknown[]) => Knex.QueryBuilder,
+    integersFrom = values.length
+  ): Promise<ResourceRecord[]> {
+    const statement = this.statements.get(shape, () => {
+      const standIns = values.map((_, index) => (index < integersFrom ? slot(index) : numericSlot(index)))
+      return CompiledStatement.of(build(standIns).toSQL(), values.length, this.target.dialect)
+    })
+    if (!statement) return runQuery(build(values))
+    return statement.rows(await runQuery(statement.query(this.knex(params), values)))
   }
 
   private decoder({ stored, computed }: Projection) {
@@ -123,23 +157,35 @@ export class ResourceService {
     const terms = sortTerms(this.target, this.sortingOf(query))
     // A keyset stream reads each batch's last sort keys.
     const fields = projection(this.resource, query.select, params.stream ? terms.map((term) => term.field) : [])
-    const builder = this.selectWhere(params, query.filter, fields)
+    const visible = this.visible(params, query.filter)
     const decode = this.decoder(fields)
-    if (params.stream) return this.stream(builder, terms, decode)
+    if (params.stream) return this.stream(this.selectWhere(params, visible, fields), terms, decode)
 
-    const unordered = builder.clone()
     const order = orderSql(terms)
-    builder.orderByRaw(order.sql, order.bindings)
-    if (!query.paging) return (await runQuery(builder)).map(decode)
+    const ordered = (bound: readonly unknown[]) =>
+      this.selectWhere(params, visible, fields, bound).orderByRaw(order.sql, order.bindings)
+    const shape = `${fields.key}|${orderKey(terms)}|${visible.key}`
+    if (!query.paging) return (await this.runCompiled(params, `all|${shape}`, visible.values, ordered)).map(decode)
 
     const { limit, offset } = this.checkPaging(query.paging)
-    // One row more than asked tells whether a next page exists without counting.
-    const rows: ResourceRecord[] = await runQuery(builder.limit(limit + 1).offset(offset))
+    const filterValues = visible.values.length
+    // One row more than asked tells whether a next page exists without counting. Knex leaves out OFFSET 0.
+    const values = offset > 0 ? [...visible.values, limit + 1, offset] : [...visible.values, limit + 1]
+    const rows = await this.runCompiled(
+      params,
+      `${offset > 0 ? 'page-offset' : 'page'}|${shape}`,
+      values,
+      (bound) => {
+        const page = ordered(bound).limit(bound[filterValues] as number)
+        return offset > 0 ? page.offset(bound[filterValues + 1] as number) : page
+      },
+      filterValues
+    )
     const page: Page<ResourceRecord> = {
       pageInfo: { hasNextPage: rows.length > limit, hasPreviousPage: offset > 0 },
       nodes: rows.slice(0, limit).map(decode)
     }
-    if (query.totalCount) page.totalCount = await this.count(unordered)
+    if (query.totalCount) page.totalCount = await this.count(params, visible)
     return page
   }
 
@@ -148,8 +194,10 @@ export class ResourceService {
     return query.sorting?.length ? query.sorting : this.resource.query.defaultSort
   }
 
-  private async count(builder: Knex.QueryBuilder) {
-    const [row] = await runQuery(builder.clearSelect().clearOrder().count({ total: '*' }))
+  private async count(params: ResourceParams, visible: ParsedFilter) {
+    const [row] = await this.runCompiled(params, `count|${visible.key}`, visible.values, (bound) =>
+      this.whereVisible(this.db(params), visible, bound).count({ total: '*' })
+    )
     return Number((row as { total: unknown }).total)
   }
 
@@ -166,7 +214,7 @@ export class ResourceService {
     const partition = qualified(target, partitionField)
     const fields = projection(this.resource, query.select, [partitionField])
     const decode = this.decoder(fields)
-    const inner = this.selectWhere(params, query.filter, fields).select(
+    const inner = this.selectWhere(params, this.visible(params, query.filter), fields).select(
       this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
         partition,
         ...order.bindings,
@@ -245,7 +293,7 @@ export class ResourceService {
     params?: ResourceParams
   ): Promise<AggregateResponse[] | PartitionedAggregates>
   async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
-    const builder = this.whereVisible(this.db(params), params, params.query?.filter)
+    const builder = this.whereVisible(this.db(params), this.visible(params, params.query?.filter))
     const { query, decode } = compileAggregate(this.Model, builder, this.target, request)
     return decode(await runQuery(query))
   }
@@ -256,26 +304,12 @@ export class ResourceService {
 
   private async getRecord(id: Id, params: ResourceParams, filter?: Filter, fields = fullProjection(this.resource)) {
     const idValue = this.idValue(id)
-    let row: ResourceRecord | undefined
-    if (!filter && !params.scope) {
-      // Nothing narrows the read: its SQL is the same on every call with this projection.
-      const statement = this.getStatement(fields)
-      row = statement.rows(await runQuery(statement.query(this.knex(params), idValue)))[0]
-    } else {
-      row = await runQuery(this.selectWhere(params, filter, fields).where(this.idColumn, idValue).first())
-    }
+    const visible = this.visible(params, filter)
+    const idAt = visible.values.length
+    const [row] = await this.runCompiled(params, `get|${fields.key}|${visible.key}`, [...visible.values, idValue], (bound) =>
+      this.selectWhere(params, visible, fields, bound).where(this.idColumn, bound[idAt] as Knex.Value).limit(1)
+    )
     return row ? this.decoder(fields)(row) : undefined
-  }
-
-  /** The primary-key read of a projection, with nothing else narrowing it, compiled once. */
-  private getStatement(fields: Projection) {
-    let statement = this.getStatements.get(fields)
-    if (!statement) {
-      const compiled = this.selectWhere({}, undefined, fields).where(this.idColumn, SLOT).first().toSQL()
-      statement = new CompiledStatement(compiled, dialectOf(this.Model))
-      this.getStatements.set(fields, statement)
-    }
-    return statement
   }
 
   async get(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
@@ -290,7 +324,10 @@ export class ResourceService {
    * record outside what the caller may see.
    */
   private writableById(params: ResourceParams, id: Id) {
-    return this.whereVisible(this.db(params), params, params.query?.filter).where(this.idColumn, this.idValue(id))
+    return this.whereVisible(this.db(params), this.visible(params, params.query?.filter)).where(
+      this.idColumn,
+      this.idValue(id)
+    )
   }
 
   /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict'
+import { forEachDatabase } from './support/server'
+import { clearTables, seedTodoItems } from './support/seed'
+import { graphql } from './support/graphql'
+
+/**
+ * Statements are compiled once per shape (columns, filter operators, order, paging) and run with each call's
+ * values. These calls repeat shapes with other values, one after another on the same server: a value kept
+ * from an earlier call, or bound in the wrong place, shows up as the wrong records.
+ */
+const TITLES = `query Titles($filter: TodoItemFilter, $paging: CursorPaging) {
+  todoItems(filter: $filter, paging: $paging, sorting: [{field: priority, direction: DESC}]) {
+    totalCount
+    edges { node { title } }
+  }
+}`
+
+forEachDatabase('Statements compiled per shape bind each call its own values', (env) => {
+  let ids: number[] = []
+  before(async () => {
+    await clearTables(env.server.db)
+    ids = await seedTodoItems(env.server.db, [
+      { title: 'a_1', priority: 1, completed: true },
+      { title: 'b%2', priority: 2, completed: false },
+      { title: 'c_3', priority: 3, completed: true },
+      { title: 'd%4', priority: 4, completed: false },
+      { title: 'e_5', priority: 5, completed: true }
+    ])
+  })
+
+  async function titles(filter: unknown, paging: unknown = { first: 10 }) {
+    const response = await graphql(env.server, TITLES, { filter, paging })
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    const { totalCount, edges } = response.data.todoItems
+    return { totalCount, titles: edges.map((edge: { node: { title: string } }) => edge.node.title) }
+  }
+
+  it('comparisons, ranges and lists of the same length', async () => {
+    assert.deepEqual(await titles({ priority: { gte: 2, lt: 4 } }), { totalCount: 2, titles: ['c_3', 'b%2'] })
+    assert.deepEqual(await titles({ priority: { gte: 4, lt: 6 } }), { totalCount: 2, titles: ['e_5', 'd%4'] })
+    assert.deepEqual(await titles({ priority: { between: { lower: 1, upper: 2 } } }), {
+      totalCount: 2,
+      titles: ['b%2', 'a_1']
+    })
+    assert.deepEqual(await titles({ priority: { between: { lower: 3, upper: 5 } } }), {
+      totalCount: 3,
+      titles: ['e_5', 'd%4', 'c_3']
+    })
+    assert.deepEqual(await titles({ title: { in: ['a_1', 'e_5'] } }), { totalCount: 2, titles: ['e_5', 'a_1'] })
+    assert.deepEqual(await titles({ title: { in: ['b%2', 'c_3'] } }), { totalCount: 2, titles: ['c_3', 'b%2'] })
+    assert.deepEqual(await titles({ title: { in: ['b%2', 'c_3', 'd%4'] } }), {
+      totalCount: 3,
+      titles: ['d%4', 'c_3', 'b%2']
+    })
+  })
+
+  it('patterns, whose bound value the dialect rewrites (GLOB on SQLite)', async () => {
+    assert.deepEqual(await titles({ title: { like: 'a%' } }), { totalCount: 1, titles: ['a_1'] })
+    assert.deepEqual(await titles({ title: { like: 'd%' } }), { totalCount: 1, titles: ['d%4'] })
+    assert.deepEqual(await titles({ title: { iLike: 'B%' } }), { totalCount: 1, titles: ['b%2'] })
+    assert.deepEqual(await titles({ title: { iLike: 'C%' } }), { totalCount: 1, titles: ['c_3'] })
+  })
+
+  it('is true and is false, which are different statements', async () => {
+    assert.deepEqual(await titles({ completed: { is: true } }), { totalCount: 3, titles: ['e_5', 'c_3', 'a_1'] })
+    assert.deepEqual(await titles({ completed: { is: false } }), { totalCount: 2, titles: ['d%4', 'b%2'] })
+  })
+
+  it('pages: the first, then later ones at other offsets', async () => {
+    assert.deepEqual((await titles({}, { first: 2 })).titles, ['e_5', 'd%4'])
+    assert.deepEqual((await titles({}, { first: 2, after: await pageCursor(2) })).titles, ['c_3', 'b%2'])
+    assert.deepEqual((await titles({}, { first: 2, after: await pageCursor(3) })).titles, ['b%2', 'a_1'])
+    assert.deepEqual((await titles({}, { first: 1, after: await pageCursor(1) })).titles, ['d%4'])
+  })
+
+  async function pageCursor(position: number) {
+    const response = await graphql(
+      env.server,
+      `query($first: Int) { todoItems(paging: {first: $first}, sorting: [{field: priority, direction: DESC}]) { pageInfo { endCursor } } }`,
+      { first: position }
+    )
+    return response.data.todoItems.pageInfo.endCursor
+  }
+
+  it('REST pages and equality filters', async () => {
+    const list = async (query: string) => (await env.server.http('GET', `/todo-items?${query}`)).body
+    const first = await list('completed=true&limit=2')
+    assert.deepEqual(
+      first.nodes.map((node: any) => node.title),
+      ['a_1', 'c_3']
+    )
+    assert.equal(first.totalCount, 3)
+    const second = await list('completed=true&limit=2&offset=2')
+    assert.deepEqual(
+      second.nodes.map((node: any) => node.title),
+      ['e_5']
+    )
+    const other = await list('completed=false&limit=1&offset=1')
+    assert.deepEqual(
+      other.nodes.map((node: any) => node.title),
+      ['d%4']
+    )
+    assert.equal(other.totalCount, 2)
+  })
+
+  it('reads by id', async () => {
+    for (const [index, id] of ids.entries()) {
+      const response = await env.server.http('GET', `/todo-items/${id}`)
+      assert.equal(response.body.priority, index + 1)
+    }
+    const item = `query($id: ID!) { todoItem(id: $id) { title } }`
+    assert.equal((await graphql(env.server, item, { id: String(ids[1]) })).data.todoItem.title, 'b%2')
+    assert.equal((await graphql(env.server, item, { id: String(ids[3]) })).data.todoItem.title, 'd%4')
+  })
+})
