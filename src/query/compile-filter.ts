@@ -146,9 +146,12 @@ class FilterParser {
       case 'notLike':
       case 'iLike':
       case 'notILike':
-        if (field.kind !== 'string' && field.role !== 'id') throw badField(path, `${operator} applies to text fields only`)
+        if (field.kind !== 'string' && field.role !== 'id') {
+          throw badField(path, `${operator} applies to text fields only`)
+        }
         if (typeof value !== 'string') throw badField(path, 'must be a string pattern')
-        this.values.push(operator === 'like' || operator === 'notLike' ? this.target.dialect.likeValue(value) : value)
+        const caseSensitive = operator === 'like' || operator === 'notLike'
+        this.values.push(caseSensitive ? this.target.dialect.likeValue(value) : value)
         break
       case 'in':
       case 'notIn':
@@ -184,7 +187,12 @@ export function parseFilter(target: SqlTarget, filter: Filter | undefined): Pars
   return parser.result(parser.conjunction(filter, '', 0))
 }
 
-function applyComparison(builder: Knex.QueryBuilder, dialect: Dialect, comparison: Comparison, bound: readonly unknown[]) {
+function applyComparison(
+  builder: Knex.QueryBuilder,
+  dialect: Dialect,
+  comparison: Comparison,
+  bound: readonly unknown[]
+) {
   const { column, operator, first } = comparison
   const value = bound[first] as Knex.Value
   switch (operator) {
@@ -228,7 +236,12 @@ function applyComparison(builder: Knex.QueryBuilder, dialect: Dialect, compariso
   }
 }
 
-function applyConditions(builder: Knex.QueryBuilder, dialect: Dialect, conditions: Condition[], bound: readonly unknown[]) {
+function applyConditions(
+  builder: Knex.QueryBuilder,
+  dialect: Dialect,
+  conditions: Condition[],
+  bound: readonly unknown[]
+) {
   for (const condition of conditions) {
     if ('column' in condition) {
       applyComparison(builder, dialect, condition, bound)

@@ -3,7 +3,7 @@ import { propertySchema } from './input-schemas'
 import { serializedFields, type ResolvedResource } from './resolve'
 
 /**
- * The serialized record as clients receive it (`serializeRecord`): every serialized field is present, with
+ * The serialized record as clients receive it (`recordSerializer`): every serialized field is present, with
  * null for an empty value, and nothing else.
  */
 export function recordSchemaOf(resource: ResolvedResource): TObject {

@@ -3,7 +3,7 @@ import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
 import type { Context, Next } from 'koa'
 import { badInput, ConfigurationError } from '../errors'
-import { serializeRecord } from '../resource/codec'
+import { recordSerializer } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'
 import { resourceService, type ResourceRecord } from '../service/resource-service'
 import type { Page } from '../query/model'
@@ -31,7 +31,7 @@ export function deletePath(resource: ResolvedResource) {
 
 function resourceRoutes(router: Router, app: Application, resource: ResolvedResource) {
   const service = () => resourceService(app, resource)
-  const serialize = (record: ResourceRecord) => serializeRecord(resource, record)
+  const serialize = recordSerializer(resource)
   const { definition } = resource
   const base = `/${resource.basePath}`
   const strategy = listPagingStrategy(resource)

@@ -1,4 +1,5 @@
 import { badField } from '../errors'
+import { keyName } from '../query/compile-filter'
 import { storedFields, type ResolvedField, type ResolvedResource } from '../resource/resolve'
 
 /** Which columns a statement reads and which fields the records it returns carry. */
@@ -7,14 +8,14 @@ export interface Projection {
   stored: ResolvedField[]
   /** Computed fields to compute; they may read any stored field, so with any of them every one is selected. */
   computed: ResolvedField[]
-  /** Equal keys, equal projections: the selected field names, or '' for every field (a selection has the id). */
+  /** Equal keys, equal projections: the selected fields' quoted names, or '' for all (a selection has the id). */
   key: string
 }
 
 const everything = new WeakMap<ResolvedResource, Projection>()
 /** Projections of `select` lists by key, per resource, so that the same selection is the same object. */
 const selections = new WeakMap<ResolvedResource, Map<string, Projection>>()
-/** Subsets of a resource's fields a client may select are many; a few hundred cover real clients. */
+/** Subsets of a resource's fields a client may select are many; a few hundred cover real clients' queries. */
 const SELECTIONS_KEPT = 500
 
 /** Every stored field and every computed one: what REST and hooks see without `query.select`. */
@@ -49,7 +50,7 @@ export function projection(
   }
   // In the resource's field order, so that equal selections compile to equal SQL (one compiled statement).
   const stored = fullProjection(resource).stored.filter((field) => wanted.has(field))
-  const key = stored.map((field) => field.name).join('\u0000')
+  const key = stored.map(keyName).join(',')
   let kept = selections.get(resource)
   if (!kept) {
     kept = new Map()
@@ -58,7 +59,9 @@ export function projection(
   let selected = kept.get(key)
   if (!selected) {
     selected = { stored, computed: [], key }
-    if (kept.size < SELECTIONS_KEPT) kept.set(key, selected)
+    // The oldest goes first; what hangs off a projection (its decoder, its column list) goes with it.
+    if (kept.size >= SELECTIONS_KEPT) kept.delete(kept.keys().next().value!)
+    kept.set(key, selected)
   }
   return selected
 }

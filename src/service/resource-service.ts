@@ -3,9 +3,16 @@ import type { Id, Params } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { Readable } from 'node:stream'
 import { badField } from '../errors'
-import { decodeRow, decodeValue, encodeRow, encodeValue } from '../resource/codec'
+import { decodeValue, encodeRow, encodeValue, rowDecoder, type RowDecoder } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'
-import { applyParsedFilter, parseFilter, qualified, type ParsedFilter, type SqlTarget } from '../query/compile-filter'
+import {
+  applyParsedFilter,
+  keyName,
+  parseFilter,
+  qualified,
+  type ParsedFilter,
+  type SqlTarget
+} from '../query/compile-filter'
 import { orderKey, orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
 import { dialectOf } from '../query/dialect'
 import type {
@@ -71,6 +78,8 @@ export class ResourceService {
   private readonly target: SqlTarget
   /** The quoted, qualified column list of each projection, as SQL. */
   private readonly columnLists = new WeakMap<Projection, string>()
+  /** The row decoder of each projection, generated once. */
+  private readonly decoders = new WeakMap<Projection, RowDecoder>()
   /** Statements compiled once per shape: reads by id, pages, counts. */
   private readonly statements = new CompiledStatements()
   private readonly idColumn: string
@@ -110,7 +119,11 @@ export class ResourceService {
     return this.whereVisible(this.db(params).select(this.Model.raw(columns)), visible, bound)
   }
 
-  private whereVisible(builder: Knex.QueryBuilder, visible: ParsedFilter, bound: readonly unknown[] = visible.values) {
+  private whereVisible(
+    builder: Knex.QueryBuilder,
+    visible: ParsedFilter,
+    bound: readonly unknown[] = visible.values
+  ) {
     const { softDeleteColumn, table } = this.resource
     if (softDeleteColumn) builder.whereNull(`${table}.${softDeleteColumn}`)
     return applyParsedFilter(builder, this.target, visible, bound)
@@ -136,8 +149,13 @@ export class ResourceService {
     return statement.rows(await runQuery(statement.query(this.knex(params), values)))
   }
 
-  private decoder({ stored, computed }: Projection) {
-    return (row: ResourceRecord) => decodeRow(row, stored, computed)
+  private decoder(fields: Projection) {
+    let decode = this.decoders.get(fields)
+    if (!decode) {
+      decode = rowDecoder(fields.stored, fields.computed)
+      this.decoders.set(fields, decode)
+    }
+    return decode
   }
 
   private checkPaging(paging: OffsetPaging) {
@@ -210,29 +228,40 @@ export class ResourceService {
     const partitionField = this.resource.fieldMap.get(query.partitionBy!)
     if (!partitionField || partitionField.computed) throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
     const { limit, offset } = this.checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
-    const order = orderSql(sortTerms(target, this.sortingOf(query)))
+    const terms = sortTerms(target, this.sortingOf(query))
+    const order = orderSql(terms)
     const partition = qualified(target, partitionField)
     const fields = projection(this.resource, query.select, [partitionField])
     const decode = this.decoder(fields)
-    const inner = this.selectWhere(params, this.visible(params, query.filter), fields).select(
-      this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
-        partition,
-        ...order.bindings,
-        ROW_NUMBER
-      ])
-    )
-    if (query.totalCount) {
-      inner.select(this.Model.raw('COUNT(*) OVER (PARTITION BY ??) AS ??', [partition, PARTITION_TOTAL]))
-    }
-    const knex = this.knex(params)
-    const rows: ResourceRecord[] = await runQuery(
-      knex
+    const visible = this.visible(params, query.filter)
+    const window = visible.values.length
+    const build = (bound: readonly unknown[]) => {
+      const inner = this.selectWhere(params, visible, fields, bound).select(
+        this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
+          partition,
+          ...order.bindings,
+          ROW_NUMBER
+        ])
+      )
+      if (query.totalCount) {
+        inner.select(this.Model.raw('COUNT(*) OVER (PARTITION BY ??) AS ??', [partition, PARTITION_TOTAL]))
+      }
+      return this.knex(params)
         .select('*')
         .from(inner.as('partitioned'))
-        .where(ROW_NUMBER, '>', offset)
-        .andWhere(ROW_NUMBER, '<=', offset + limit + 1)
+        .where(ROW_NUMBER, '>', bound[window] as number)
+        .andWhere(ROW_NUMBER, '<=', bound[window + 1] as number)
         .orderBy([{ column: partitionField.column }, { column: ROW_NUMBER }])
-    )
+    }
+    const shape = [
+      'partitioned',
+      fields.key,
+      keyName(partitionField),
+      orderKey(terms),
+      query.totalCount ? 'total' : '',
+      visible.key
+    ].join('|')
+    const rows = await this.runCompiled(params, shape, [...visible.values, offset, offset + limit + 1], build)
     const partitions = new Map<string, { key: unknown; rows: ResourceRecord[]; total?: number }>()
     for (const row of rows) {
       const key = decodeValue(partitionField.kind, row[partitionField.column])
@@ -306,7 +335,8 @@ export class ResourceService {
     const idValue = this.idValue(id)
     const visible = this.visible(params, filter)
     const idAt = visible.values.length
-    const [row] = await this.runCompiled(params, `get|${fields.key}|${visible.key}`, [...visible.values, idValue], (bound) =>
+    const shape = `get|${fields.key}|${visible.key}`
+    const [row] = await this.runCompiled(params, shape, [...visible.values, idValue], (bound) =>
       this.selectWhere(params, visible, fields, bound).where(this.idColumn, bound[idAt] as Knex.Value).limit(1)
     )
     return row ? this.decoder(fields)(row) : undefined
