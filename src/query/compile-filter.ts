@@ -47,8 +47,8 @@ export interface ParsedFilter {
   /** The SQL shape: fields, operators, grouping, list lengths and `is` operands, never a bound value. */
   key: string
   /** Encoded values, in the order the conditions bind them. */
-  values: DbValue[]
-  conditions: Condition[]
+  values: readonly DbValue[]
+  conditions: readonly Condition[]
 }
 
 const keyNames = new WeakMap<ResolvedField, string>()
@@ -66,7 +66,7 @@ export function keyName(field: ResolvedField) {
   return name
 }
 
-const NO_FILTER: ParsedFilter = { key: '', values: [], conditions: [] }
+const NO_FILTER: ParsedFilter = Object.freeze({ key: '', values: Object.freeze([]), conditions: Object.freeze([]) })
 
 class FilterParser {
   readonly values: DbValue[] = []
@@ -145,7 +145,7 @@ class FilterParser {
       case 'like':
       case 'notLike':
       case 'iLike':
-      case 'notILike':
+      case 'notILike': {
         if (field.kind !== 'string' && field.role !== 'id') {
           throw badField(path, `${operator} applies to text fields only`)
         }
@@ -153,6 +153,7 @@ class FilterParser {
         const caseSensitive = operator === 'like' || operator === 'notLike'
         this.values.push(caseSensitive ? this.target.dialect.likeValue(value) : value)
         break
+      }
       case 'in':
       case 'notIn':
         if (!Array.isArray(value)) throw badField(path, 'must be a list')
@@ -239,7 +240,7 @@ function applyComparison(
 function applyConditions(
   builder: Knex.QueryBuilder,
   dialect: Dialect,
-  conditions: Condition[],
+  conditions: readonly Condition[],
   bound: readonly unknown[]
 ) {
   for (const condition of conditions) {
