@@ -68,6 +68,13 @@ forEachDatabase('GraphQL: filters', (env) => {
     ['title like (case-sensitive)', { title: { like: 'A%' } }, ['Alpha']],
     ['title like lower case', { title: { like: 'a%' } }, []],
     ['title like with _', { title: { like: 'Epsilon__' } }, ['Epsilon_x']],
+    // A backslash escapes the next character on every database (MySQL's LIKE default, SQLite translated).
+    ['title like with an escaped _', { title: { like: 'Epsilon\\_x' } }, ['Epsilon_x']],
+    ['an escaped _ is no wildcard', { title: { like: 'Epsilo\\_%' } }, []],
+    ['an escaped % is no wildcard', { title: { like: 'Alpha\\%' } }, []],
+    ['an escaped letter is the letter', { title: { like: '\\Alph\\a' } }, ['Alpha']],
+    ['iLike with an escaped _', { title: { iLike: 'EPSILON\\_X' } }, ['Epsilon_x']],
+    ['iLike: an escaped _ is no wildcard', { title: { iLike: 'epsilo\\_%' } }, []],
     ['title notLike', { title: { notLike: '%ta' } }, ['Alpha', 'Gamma', 'Epsilon_x']],
     ['title iLike', { title: { iLike: '%A' } }, ['Alpha', 'beta', 'Gamma', 'delta']],
     ['title notILike', { title: { notILike: '%A' } }, ['Epsilon_x']],
@@ -213,6 +220,8 @@ forEachDatabase('GraphQL: filters', (env) => {
       [{ id: { eq: 'abc' } }, 'id.eq'],
       [{ title: { eq: null } }, 'title.eq'],
       [{ title: { is: true } }, 'title.is'],
+      [{ title: { like: 'Alpha\\' } }, 'title.like'],
+      [{ title: { notILike: 'a\\\\\\' } }, 'title.notILike'],
       [{ or: [{ priority: { gt: 1 } }, { id: { in: ['1', 'x'] } }] }, 'or.1.id.in.1']
     ] as const) {
       const response = await graphql(env.server, TITLES, { filter })

@@ -194,6 +194,10 @@ forEachDatabase('REST: TodoItem collection', (env) => {
       found.body.nodes.map((node: { title: string }) => node.title),
       ['Item 2', 'Item 20', 'Item 22', 'Item 23', 'Item 25', 'Item 26', 'Item 28', 'Item 29']
     )
+    // A backslash in the search text is a character to find, not LIKE's escape.
+    const backslash = await env.server.http('GET', '/todo-items?query=Item%5C&limit=50')
+    assert.equal(backslash.status, 200, backslash.text)
+    assert.deepEqual(backslash.body.nodes, [])
   })
 
   it('refuses bad query strings with 400 naming each parameter', async () => {

@@ -68,7 +68,10 @@ export function comparisonType(types: GraphqlTypes, field: ResolvedField): Graph
       for (const operator of ['eq', 'neq', 'gt', 'gte', 'lt', 'lte']) fields[operator] = { type: scalar }
     }
     if (shape.patterns) {
-      fields.like = { type: scalar, description: 'Case-sensitive SQL LIKE pattern (% and _ wildcards).' }
+      fields.like = {
+        type: scalar,
+        description: 'Case-sensitive SQL LIKE pattern (% and _ wildcards; \\ makes the next character literal).'
+      }
       fields.notLike = { type: scalar }
       fields.iLike = { type: scalar, description: 'Case-insensitive SQL LIKE pattern.' }
       fields.notILike = { type: scalar }

@@ -6,7 +6,7 @@ import type { ResourceParams } from '../service/resource-service'
 /**
  * A before hook for `find` that gives the free-form `query` parameter (`params.query.search`) a meaning:
  * every word of it must appear, case-insensitively, in at least one of `fields`.
- * `%` and `_` in the search text keep their LIKE meaning.
+ * `%` and `_` in the search text keep their LIKE meaning; a backslash is a backslash.
  */
 export function searchFields(fields: string[]) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,7 +15,7 @@ export function searchFields(fields: string[]) {
     const words = (params.query?.search ?? '').split(/\s+/).filter(Boolean)
     if (words.length === 0) return
     const matches: Filter[] = words.map((word) => ({
-      or: fields.map((field) => ({ [field]: { iLike: `%${word}%` } }))
+      or: fields.map((field) => ({ [field]: { iLike: `%${word.replaceAll('\\', '\\\\')}%` } }))
     }))
     context.params = {
       ...params,

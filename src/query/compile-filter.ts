@@ -5,6 +5,9 @@ import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import type { Dialect } from './dialect'
 import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from './model'
 
+/** An odd number of backslashes at the end: LIKE's escape character with nothing to escape. */
+const UNFINISHED_ESCAPE = /(^|[^\\])(\\\\)*\\$/
+
 /** Bounds what one request can make the database do. */
 const MAX_FILTER_DEPTH = 16
 const MAX_LIST_LENGTH = 1000
@@ -150,6 +153,9 @@ class FilterParser {
           throw badField(path, `${operator} applies to text fields only`)
         }
         if (typeof value !== 'string') throw badField(path, 'must be a string pattern')
+        if (UNFINISHED_ESCAPE.test(value)) {
+          throw badField(path, 'must not end with a lone \\ (it escapes the next character; \\\\ is a backslash)')
+        }
         const caseSensitive = operator === 'like' || operator === 'notLike'
         this.values.push(caseSensitive ? this.target.dialect.likeValue(value) : value)
         break

@@ -24,9 +24,19 @@ export interface Dialect {
 
 type Rows = Array<Record<string, unknown>>
 
-/** SQLite's LIKE ignores ASCII case, so case-sensitive matching uses GLOB with the pattern translated. */
+/** GLOB's own wildcards, as GLOB patterns matching them literally. */
+const GLOB_LITERALS: Record<string, string> = { '[': '[[]', '*': '[*]', '?': '[?]' }
+const LIKE_TO_GLOB: Record<string, string> = { ...GLOB_LITERALS, '%': '*', _: '?' }
+
+/**
+ * SQLite's LIKE ignores ASCII case, so case-sensitive matching uses GLOB with the pattern translated: `%` and
+ * `_` become GLOB's wildcards, GLOB's own are made literal, and `\x` (LIKE's escape on MySQL and
+ * PostgreSQL) is a literal x. The parser has refused a pattern ending in a lone backslash.
+ */
 function likeToGlob(pattern: string) {
-  return pattern.replace(/[[*?%_]/g, (char) => ({ '[': '[[]', '*': '[*]', '?': '[?]', '%': '*', _: '?' })[char]!)
+  return pattern.replace(/\\([\s\S])|[[*?%_]/g, (match: string, escaped: string | undefined) =>
+    escaped === undefined ? LIKE_TO_GLOB[match] : (GLOB_LITERALS[escaped] ?? escaped)
+  )
 }
 
 function sqlite(knex: Knex): Dialect {
@@ -44,7 +54,8 @@ function sqlite(knex: Knex): Dialect {
     name: 'sqlite',
     like: (column, value) => knex.raw('?? GLOB ?', [column, value]),
     likeValue: likeToGlob,
-    iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
+    // SQLite's LIKE has no escape character unless told; MySQL's and PostgreSQL's is the backslash.
+    iLike: (column, pattern) => knex.raw("LOWER(??) LIKE LOWER(?) ESCAPE '\\'", [column, pattern]),
     dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column]),
     // SQLite's AVG is a double already.
     average: 'AVG(??)',
