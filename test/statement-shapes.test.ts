@@ -61,6 +61,20 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
     assert.deepEqual(await titles({ title: { iLike: 'C%' } }), { totalCount: 1, titles: ['c_3'] })
   })
 
+  it('pages whose filter binds hundreds of values', async () => {
+    // The page's LIMIT and OFFSET come after the filter's values in the statement's bindings.
+    const many = (kept: number[]) => [...kept.map(String), ...Array.from({ length: 300 }, (_, n) => String(-1 - n))]
+    assert.deepEqual(await titles({ id: { in: many([ids[0], ids[2]]) } }, { first: 1 }), {
+      totalCount: 2,
+      titles: ['c_3']
+    })
+    const after = await pageCursor(1)
+    assert.deepEqual(await titles({ id: { in: many([ids[1], ids[3], ids[4]]) } }, { first: 1, after }), {
+      totalCount: 3,
+      titles: ['d%4']
+    })
+  })
+
   it('is true and is false, which are different statements', async () => {
     assert.deepEqual(await titles({ completed: { is: true } }), { totalCount: 3, titles: ['e_5', 'c_3', 'a_1'] })
     assert.deepEqual(await titles({ completed: { is: false } }), { totalCount: 2, titles: ['d%4', 'b%2'] })

@@ -4,37 +4,38 @@ import type { Dialect } from '../query/dialect'
 const MARKER = '\u0000feathers-query:slot:'
 const MARKER_END = '\u0000'
 /** Knex takes LIMIT and OFFSET as integers only, so theirs stand in as numbers no request uses. */
-const NUMERIC_SLOT_BASE = 1_987_654_000
-const NUMERIC_SLOTS = 100
+const INTEGER_MARKER = 1_987_654_000
+/** A statement binds at most LIMIT and OFFSET as integers; the range leaves room. */
+const INTEGER_MARKERS = 100
 
 /**
- * What knex binds, while it compiles a statement once, in place of the value each run binds as value
- * `index`. A string, since some dialects refuse objects as values; no caller's value is ever bound during
- * compilation.
+ * What knex binds, while it compiles a statement once, in place of each run's values: value i is the string
+ * `MARKER i`, since some dialects refuse objects as values; the values from `integersFrom` on (LIMIT,
+ * OFFSET) are numbers counted from INTEGER_MARKER. No caller's value is ever bound during compilation.
  */
-export function slot(index: number): string {
-  return `${MARKER}${index}${MARKER_END}`
+export function standIns(count: number, integersFrom = count): unknown[] {
+  if (count - integersFrom > INTEGER_MARKERS) throw new Error(`At most ${INTEGER_MARKERS} integer values`)
+  const bound: unknown[] = []
+  for (let index = 0; index < count; index++) {
+    bound.push(index < integersFrom ? `${MARKER}${index}${MARKER_END}` : INTEGER_MARKER + index - integersFrom)
+  }
+  return bound
 }
 
-/** The stand-in for an integer value (LIMIT, OFFSET) bound as value `index`. */
-export function numericSlot(index: number): number {
-  if (index >= NUMERIC_SLOTS) throw new Error(`A numeric slot index must be below ${NUMERIC_SLOTS}`)
-  return NUMERIC_SLOT_BASE + index
-}
-
-function slotIndexOf(binding: unknown): number {
+/** The value index a compiled binding stands in for, or -1 for a binding of the statement's own. */
+function valueIndexOf(binding: unknown, integersFrom: number): number {
   if (typeof binding === 'string' && binding.startsWith(MARKER) && binding.endsWith(MARKER_END)) {
     return Number(binding.slice(MARKER.length, -MARKER_END.length))
   }
-  if (typeof binding === 'number' && binding >= NUMERIC_SLOT_BASE && binding < NUMERIC_SLOT_BASE + NUMERIC_SLOTS) {
-    return binding - NUMERIC_SLOT_BASE
+  if (typeof binding === 'number' && binding >= INTEGER_MARKER && binding < INTEGER_MARKER + INTEGER_MARKERS) {
+    return integersFrom + binding - INTEGER_MARKER
   }
   return -1
 }
 
 /**
  * A statement whose SQL text is fixed and whose values change: knex builds and compiles it once, with
- * `slot(i)` standing for value i, and each run binds its values into a copy of the compiled bindings and
+ * stand-ins for the values, and each run binds its values into a copy of the compiled bindings and
  * runs the text as raw SQL. Building and compiling a query with knex costs about as much as SQLite takes to
  * read a page of rows, and a statement's shape (its columns, filter operators, order) repeats far more often
  * than its values do.
@@ -52,16 +53,17 @@ export class CompiledStatement {
   }
 
   /**
-   * The compiled statement, or `undefined` when its bindings do not hold each of the `values` slots exactly
-   * once (knex dropped or repeated one): such a statement must be built anew with each call's values.
+   * The statement knex compiled from `standIns(values, integersFrom)`, or `undefined` when its bindings do
+   * not hold each stand-in exactly once (knex dropped or repeated one): such a statement must be built anew
+   * with each call's values.
    */
-  static of(compiled: Knex.Sql, values: number, dialect: Dialect): CompiledStatement | undefined {
+  static of(compiled: Knex.Sql, values: number, integersFrom: number, dialect: Dialect) {
     const seen = new Array<number>(values).fill(0)
     const slots: number[] = []
     compiled.bindings.forEach((binding, position) => {
-      const index = slotIndexOf(binding)
+      const index = valueIndexOf(binding, integersFrom)
       if (index === -1) return
-      if (index < values) seen[index]++
+      if (index >= 0 && index < values) seen[index]++
       slots.push(position, index)
     })
     if (slots.length !== values * 2 || seen.some((count) => count !== 1)) return undefined

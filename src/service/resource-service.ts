@@ -30,7 +30,7 @@ import { runQuery } from './database-errors'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { fullProjection, projection, type Projection } from './projection'
-import { CompiledStatement, CompiledStatements, numericSlot, slot } from './compiled-statement'
+import { CompiledStatement, CompiledStatements, standIns } from './compiled-statement'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -142,8 +142,8 @@ export class ResourceService {
     integersFrom = values.length
   ): Promise<ResourceRecord[]> {
     const statement = this.statements.get(shape, () => {
-      const standIns = values.map((_, index) => (index < integersFrom ? slot(index) : numericSlot(index)))
-      return CompiledStatement.of(build(standIns).toSQL(), values.length, this.target.dialect)
+      const compiled = build(standIns(values.length, integersFrom)).toSQL()
+      return CompiledStatement.of(compiled, values.length, integersFrom, this.target.dialect)
     })
     if (!statement) return runQuery(build(values))
     return statement.rows(await runQuery(statement.query(this.knex(params), values)))
