@@ -63,7 +63,7 @@ export class CompiledStatement {
     compiled.bindings.forEach((binding, position) => {
       const index = valueIndexOf(binding, integersFrom)
       if (index === -1) return
-      if (index >= 0 && index < values) seen[index]++
+      if (index < values) seen[index]++
       slots.push(position, index)
     })
     if (slots.length !== values * 2 || seen.some((count) => count !== 1)) return undefined
@@ -83,23 +83,3 @@ export class CompiledStatement {
   }
 }
 
-/**
- * Compiled statements by shape key, the oldest dropped first: request shapes are chosen by clients, so their
- * number is bounded here rather than by trust. (A shape in use is compiled again after its eviction; keeping
- * recency would cost every hit a reinsertion.) A shape that cannot be compiled once is remembered as such.
- */
-export class CompiledStatements {
-  private readonly statements = new Map<string, CompiledStatement | null>()
-
-  constructor(private readonly capacity = 500) {}
-
-  get(key: string, compile: () => CompiledStatement | undefined): CompiledStatement | undefined {
-    let statement = this.statements.get(key)
-    if (statement === undefined) {
-      statement = compile() ?? null
-      if (this.statements.size >= this.capacity) this.statements.delete(this.statements.keys().next().value!)
-      this.statements.set(key, statement)
-    }
-    return statement ?? undefined
-  }
-}

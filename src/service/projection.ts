@@ -1,5 +1,6 @@
 import { badField } from '../errors'
 import { keyName } from '../query/compile-filter'
+import { BoundedCache } from './bounded-cache'
 import { storedFields, type ResolvedField, type ResolvedResource } from '../resource/resolve'
 
 /** Which columns a statement reads and which fields the records it returns carry. */
@@ -14,9 +15,7 @@ export interface Projection {
 
 const everything = new WeakMap<ResolvedResource, Projection>()
 /** Projections of `select` lists by key, per resource, so that the same selection is the same object. */
-const selections = new WeakMap<ResolvedResource, Map<string, Projection>>()
-/** Subsets of a resource's fields a client may select are many; a few hundred cover real clients' queries. */
-const SELECTIONS_KEPT = 500
+const selections = new WeakMap<ResolvedResource, BoundedCache<Projection>>()
 
 /** Every stored field and every computed one: what REST and hooks see without `query.select`. */
 export function fullProjection(resource: ResolvedResource): Projection {
@@ -53,15 +52,10 @@ export function projection(
   const key = stored.map(keyName).join(',')
   let kept = selections.get(resource)
   if (!kept) {
-    kept = new Map()
+    // Subsets of a resource's fields are many; a few hundred cover real clients' queries. What hangs off an
+    // evicted projection (its decoder, its column list) goes with it.
+    kept = new BoundedCache()
     selections.set(resource, kept)
   }
-  let selected = kept.get(key)
-  if (!selected) {
-    selected = { stored, computed: [], key }
-    // The oldest goes first; what hangs off a projection (its decoder, its column list) goes with it.
-    if (kept.size >= SELECTIONS_KEPT) kept.delete(kept.keys().next().value!)
-    kept.set(key, selected)
-  }
-  return selected
+  return kept.get(key, () => ({ stored, computed: [], key }))
 }

@@ -30,7 +30,8 @@ import { runQuery } from './database-errors'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { fullProjection, projection, type Projection } from './projection'
-import { CompiledStatement, CompiledStatements, standIns } from './compiled-statement'
+import { CompiledStatement, standIns } from './compiled-statement'
+import { BoundedCache } from './bounded-cache'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -80,8 +81,8 @@ export class ResourceService {
   private readonly columnLists = new WeakMap<Projection, string>()
   /** The row decoder of each projection, generated once. */
   private readonly decoders = new WeakMap<Projection, RowDecoder>()
-  /** Statements compiled once per shape: reads by id, pages, counts. */
-  private readonly statements = new CompiledStatements()
+  /** Statements compiled once per shape (reads by id, pages, counts); `null`: the shape cannot be. */
+  private readonly statements = new BoundedCache<CompiledStatement | null>()
   private readonly idColumn: string
 
   /** The caller's transaction, the one the hook chain runs in, or the pool. */
@@ -143,7 +144,7 @@ export class ResourceService {
   ): Promise<ResourceRecord[]> {
     const statement = this.statements.get(shape, () => {
       const compiled = build(standIns(values.length, integersFrom)).toSQL()
-      return CompiledStatement.of(compiled, values.length, integersFrom, this.target.dialect)
+      return CompiledStatement.of(compiled, values.length, integersFrom, this.target.dialect) ?? null
     })
     if (!statement) return runQuery(build(values))
     return statement.rows(await runQuery(statement.query(this.knex(params), values)))
