@@ -1,8 +1,9 @@
 import { feathers } from '@feathersjs/feathers'
-import { koa, bodyParser, serveStatic, type Application } from '@feathersjs/koa'
+import { koa, bodyParser, rest, serveStatic, type Application } from '@feathersjs/koa'
+import socketio from '@feathersjs/socketio'
 import knex, { type Knex } from 'knex'
 import { resolve } from 'node:path'
-import { errorHandler, feathersQuery, graphiql, searchFields, swaggerUi } from '../src'
+import { authorizedPublisher, errorHandler, feathersQuery, graphiql, searchFields, swaggerUi } from '../src'
 import { knexConfig } from './database'
 import { migrateLatest } from './migrations'
 import { todoItemResource } from './resources/todo-item'
@@ -53,6 +54,10 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
   app.use(swaggerUi({ path: '/docs', url: '/openapi.json', title: 'feathers-query example API' }))
   app.use(graphiql({ path: '/graphiql', endpoint: '/graphql', defaultQuery: EXAMPLE_QUERY }))
   app.use(bodyParser())
+  // A complete Feathers app: Feathers' REST transport (its clients and the spec's routes share the paths) and
+  // socket.io, configured before the services as the Feathers CLI does.
+  app.configure(rest())
+  app.configure(socketio())
   app.configure(
     feathersQuery({
       Model: db,
@@ -66,12 +71,17 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
     before: {
       find: [searchFields(['title', 'description'])],
       create: [stampCreation],
+      update: [stampUpdate],
       patch: [stampUpdate]
     }
   })
   app.service('sub-tasks').hooks({
-    before: { create: [stampCreation], patch: [stampUpdate] }
+    before: { create: [stampCreation], update: [stampUpdate], patch: [stampUpdate] }
   })
+
+  // Real-time events go to every connection, each only with the records its user may read (authorize).
+  app.on('connection', (connection) => app.channel('everyone').join(connection))
+  app.publish(authorizedPublisher(() => app.channel('everyone')))
 
   return { app, db }
 }

@@ -1,16 +1,20 @@
 import { MethodNotAllowed } from '@feathersjs/errors'
+import { getServiceOptions } from '@feathersjs/feathers'
 import type { Application } from '@feathersjs/koa'
 import type { Knex } from 'knex'
 import type { ResourceDefinition } from './resource/definition'
-import { resolveResources } from './resource/resolve'
+import { resolveResources, type ResolvedResource } from './resource/resolve'
 import { ResourceService, resourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
-import { transactional } from './service/transaction'
+import { shareTransaction, transactional } from './service/transaction'
 import { reuseStatementsOf } from './service/statement-cache'
 import { restRouter } from './rest/router'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import { openApiDocument } from './openapi/document'
 import { openApiMiddleware, type OpenApiOptions } from './openapi/middleware'
+import { externalRecords, WRITE_EVENTS } from './feathers/external'
+import { checkTransportOrder } from './feathers/transport-order'
+import { guardServiceLookup } from './feathers/safe-lookup'
 import type { FeathersQueryState } from './declarations'
 import './declarations'
 
@@ -26,26 +30,62 @@ export interface FeathersQueryOptions {
   openapi?: OpenApiOptions | false
 }
 
-const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
+/** The methods clients may call: the standard ones an endpoint is not disabled for, and `aggregate`. */
+function externalMethods(resource: ResolvedResource) {
+  const { definition } = resource
+  const methods = ['find', 'get', 'aggregate']
+  if (!definition.create?.disabled) methods.push('create')
+  if (!definition.update?.disabled) methods.push('update', 'patch')
+  if (!definition.delete?.disabled) methods.push('remove')
+  return methods
+}
+
+const EVENTS = Object.values(WRITE_EVENTS)
 
 /**
  * `app.configure(feathersQuery({ Model, resources }))` registers one Feathers service per resource at its
  * base path (with the resource in the service options) and mounts the HTTP surfaces that call them.
- * Configure it after the Koa error handler and body parser.
+ * Configure it where a Feathers CLI app configures its services: after the Koa error handler, the body parser
+ * and the transports (`rest()`, `socketio()`); start-up fails with a message when a transport comes later.
  */
 export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
     reuseStatementsOf(options.Model)
     const inTransaction = transactional(options.Model)
+    // Hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write.
+    app.hooks({ around: { all: [shareTransaction(options.Model)] } })
+    let feathersRest = false
     for (const resource of resources) {
-      const service = new ResourceService(resource, { Model: options.Model })
-      app.use(resource.basePath, service, { methods: METHODS, events: [], resource })
+      const service = new ResourceService(resource, {
+        Model: options.Model,
+        registered: () => resourceService(app, resource)
+      })
+      // The spec's routes sit in front of Feathers' own REST handler of the service, if the app has one.
+      // (Koa's middleware types differ between @koa/router and Feathers' Koa context; both are Koa contexts.)
+      const routes = restRouter(app, resource, true).routes() as never
+      app.use(resource.basePath, service, {
+        methods: externalMethods(resource),
+        // The plugin emits these itself, with the records clients may see (see externalRecords).
+        events: EVENTS,
+        serviceEvents: EVENTS,
+        koa: { before: [routes] },
+        resource
+      })
+      feathersRest ||= getServiceOptions(app.service(resource.basePath)).koa?.composed !== undefined
       app.service(resource.basePath).hooks({
-        around: { create: [inTransaction], patch: [inTransaction], remove: [inTransaction] },
+        around: {
+          all: [externalRecords(resource)],
+          create: [inTransaction],
+          update: [inTransaction],
+          patch: [inTransaction],
+          remove: [inTransaction]
+        },
         before: resourceHooks(resource)
       })
     }
+    checkTransportOrder(app)
+    guardServiceLookup(app)
     const state: FeathersQueryState = {
       resources,
       serviceOf: (resource) => resourceService(app, resource)
@@ -61,8 +101,13 @@ export function feathersQuery(options: FeathersQueryOptions) {
       state.openApiDocument = openApiDocument(resources, options.openapi)
       app.use(openApiMiddleware(state.openApiDocument, options.openapi?.path))
     }
-    const router = restRouter(app, resources)
-    app.use(router.routes())
-    app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }))
+    // Without Feathers' REST transport the spec's routes are the app's own middleware.
+    if (!feathersRest) {
+      for (const resource of resources) {
+        const router = restRouter(app, resource, false)
+        app.use(router.routes())
+        app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }))
+      }
+    }
   }
 }

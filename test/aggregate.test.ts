@@ -88,18 +88,18 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
       { title: 'c', completed: false, priority: 3 }
     ])
     const request: Unpartitioned = { count: ['id'], sum: ['priority'], avg: ['priority'], min: ['title'] }
-    assert.deepEqual(await aggregate(request, { query: { filter: { priority: { gt: 10 } } } }), [
+    assert.deepEqual(await aggregate(request, { queryModel: true, query: { filter: { priority: { gt: 10 } } } }), [
       { count: { id: 0 }, sum: { priority: null }, avg: { priority: null }, min: { title: null } }
     ])
-    assert.deepEqual(await aggregate(request, { query: { filter: { completed: { is: false } } } }), [
+    assert.deepEqual(await aggregate(request, { queryModel: true, query: { filter: { completed: { is: false } } } }), [
       { count: { id: 2 }, sum: { priority: 5 }, avg: { priority: 2.5 }, min: { title: 'b' } }
     ])
     const either = { or: [{ title: { eq: 'a' } }, { priority: { gte: 3 } }] }
-    assert.deepEqual(await aggregate({ count: ['id'] }, { query: { filter: either } }), [
+    assert.deepEqual(await aggregate({ count: ['id'] }, { queryModel: true, query: { filter: either } }), [
       { count: { id: 2 } }
     ])
     assert.deepEqual(
-      await aggregate({ groupBy: [{ field: 'completed' }] }, { query: { filter: { id: { eq: 0 } } } }),
+      await aggregate({ groupBy: [{ field: 'completed' }] }, { queryModel: true, query: { filter: { id: { eq: 0 } } } }),
       []
     )
   })
@@ -140,7 +140,7 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
       { groupBy: { createdBy: 'bob' }, max: { title: 'e' } }
     ])
     assert.deepEqual(
-      await aggregate({ groupBy: [{ field: 'completed' }] }, { query: { filter: { priority: { eq: 1 } } } }),
+      await aggregate({ groupBy: [{ field: 'completed' }] }, { queryModel: true, query: { filter: { priority: { eq: 1 } } } }),
       [{ groupBy: { completed: false } }, { groupBy: { completed: true } }]
     )
   })
@@ -234,7 +234,7 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
       await rejects(todoItems.aggregate(request), fields, JSON.stringify(request))
     }
     await assert.rejects(aggregate({}), { message: 'No aggregate fields selected' })
-    await rejects(aggregate({ count: ['id'] }, { query: { filter: { age: { eq: 1 } } } }), ['age'], 'filter')
+    await rejects(aggregate({ count: ['id'] }, { queryModel: true, query: { filter: { age: { eq: 1 } } } }), ['age'], 'filter')
   })
 })
 
@@ -251,7 +251,7 @@ forEachDatabase('Aggregates: SubTask relation aggregates partitioned by parent',
     ])
   })
 
-  const inParents = () => ({ query: { filter: { todoItemId: { in: parents.map(String) } } } })
+  const inParents = () => ({ queryModel: true, query: { filter: { todoItemId: { in: parents.map(String) } } } })
 
   it('aggregates many parents in one statement, with what a parent without sub-tasks gets', async () => {
     const subTasks = serviceOf(env.server, 'sub-tasks')
@@ -300,7 +300,7 @@ forEachDatabase('Aggregates: SubTask relation aggregates partitioned by parent',
     const filter = { and: [inParents().query.filter, { completed: { is: true } }] }
     const completed = await subTasks.aggregate(
       { partitionBy: 'todoItemId', count: ['id'] },
-      { query: { filter } }
+      { queryModel: true, query: { filter } }
     )
     assert.deepEqual(completed.partitions, [{ key: String(parents[0]), responses: [{ count: { id: 2 } }] }])
     const ids: Array<{ id: number; todoItemId: number }> = await env.server
@@ -371,12 +371,12 @@ forEachDatabase(
       // MySQL would answer 1.6667 (a 4-place DECIMAL) for an integer column without the floating-point average.
       const thirds = await widgets().aggregate(
         { avg: ['rank'] },
-        { query: { filter: { id: { in: [1, 3, 4] } } } }
+        { queryModel: true, query: { filter: { id: { in: [1, 3, 4] } } } }
       )
       assert.deepEqual(thirds, [{ avg: { rank: 5 / 3 } }])
       const onlyNull = await widgets().aggregate(
         { count: ['rank'], sum: ['rank'], avg: ['rank'], min: ['released'], max: ['rank'] },
-        { query: { filter: { id: { eq: 2 } } } }
+        { queryModel: true, query: { filter: { id: { eq: 2 } } } }
       )
       assert.deepEqual(onlyNull, [
         {
@@ -414,7 +414,7 @@ forEachDatabase(
       const scope = { tenant: { eq: 'a' } }
       const widening = { or: [{ tenant: { eq: 'b' } }, { rank: { eq: 2 } }] }
       assert.deepEqual(
-        await widgets().aggregate({ count: ['id'], min: ['id'] }, { scope, query: { filter: widening } }),
+        await widgets().aggregate({ count: ['id'], min: ['id'] }, { scope, queryModel: true, query: { filter: widening } }),
         [{ count: { id: 1 }, min: { id: 3 } }]
       )
       assert.deepEqual(

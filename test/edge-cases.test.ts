@@ -39,10 +39,16 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     assert.deepEqual(response.body.errors.map((error: { field: string }) => error.field), ['priority'])
   })
 
-  it('refuses query parameters on single-record endpoints', async () => {
-    const response = await env.server.http('GET', `/todo-items/${id}?completed=true`)
+  it('reads a query on a single-record endpoint as Feathers query syntax, refusing unknown fields', async () => {
+    const response = await env.server.http('GET', `/todo-items/${id}?foo=bar`)
     assert.equal(response.status, 400)
-    assert.deepEqual(response.body.errors, [{ field: 'completed', message: 'is not allowed' }])
+    assert.deepEqual(
+      response.body.errors.map((error: { field: string }) => error.field),
+      ['foo']
+    )
+    const { completed } = (await env.server.http('GET', `/todo-items/${id}`)).body
+    assert.equal((await env.server.http('GET', `/todo-items/${id}?completed=${completed}`)).status, 200)
+    assert.equal((await env.server.http('GET', `/todo-items/${id}?completed=${!completed}`)).status, 404)
   })
 
   it('takes the same date-times over GraphQL as over REST: with an offset', async () => {

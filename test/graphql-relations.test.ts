@@ -388,7 +388,7 @@ forEachDatabase('GraphQL: relations', (env) => {
       after: {
         find: [
           (context: any) => {
-            if (context.params.provider === 'graphql') seen.push(Object.keys(context.result.nodes[0]).sort())
+            if (context.params.provider === 'graphql') seen.push(Object.keys(context.result.data[0]).sort())
           }
         ]
       }

@@ -216,7 +216,8 @@ forEachDatabase('REST: TodoItem collection', (env) => {
       ['created=yesterday', ['created']],
       ['foo=bar', ['foo']],
       ['title=a&title=b', ['title']],
-      ['completed[eq]=true', ['completed']],
+      // Brackets make it Feathers' query syntax, whose operators start with $.
+      ['completed[eq]=true', ['completed.eq']],
       ['age=5', ['age']],
       ['limit=99&sort=title&priority=x', ['limit', 'sort', 'priority']]
     ]

@@ -99,15 +99,15 @@ export function connectionType(
 
 /** A service page as a connection; the page's records sit at `window.offset` onwards. */
 export function toConnection(page: Page<ResourceRecord>, window: PageWindow): Connection {
-  const edges = page.nodes.map((node, index) => ({ node, cursor: encodeCursor(window.offset + index) }))
+  const edges = page.data.map((node, index) => ({ node, cursor: encodeCursor(window.offset + index) }))
   return {
     pageInfo: {
-      hasNextPage: page.pageInfo.hasNextPage,
-      hasPreviousPage: page.pageInfo.hasPreviousPage,
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: window.offset > 0,
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null
     },
     edges,
-    totalCount: page.totalCount
+    totalCount: page.total
   }
 }

@@ -34,7 +34,7 @@ export function createGraphqlContext(app: Application, ctx: KoaContext): Graphql
   }
   const caller: ServiceCaller = {
     service: (resource) => resourceService(app, resource),
-    params: (query = {}) => ({ ...base, query })
+    params: (query = {}) => ({ ...base, query, queryModel: true })
   }
   return { ...caller, loaders: new RelationLoaders(caller) }
 }

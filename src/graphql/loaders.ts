@@ -28,11 +28,8 @@ function asForeignKey(field: ResolvedField, value: unknown) {
 }
 
 function emptyPage(request: CollectionRequest): Page<ResourceRecord> {
-  return {
-    pageInfo: { hasNextPage: false, hasPreviousPage: request.window.offset > 0 },
-    nodes: [],
-    ...(request.totalCount ? { totalCount: 0 } : {})
-  }
+  const { limit, offset } = request.window
+  return { data: [], limit, skip: offset, hasNextPage: false, ...(request.totalCount ? { total: 0 } : {}) }
 }
 
 /**
@@ -82,7 +79,14 @@ export class RelationLoaders {
           select: request.select && [...request.select]
         })
       )) as PartitionedPages<ResourceRecord>
-      const pages = new Map(result.partitions.map((partition) => [String(partition.key), partition.page]))
+      const { limit, offset } = request.window
+      const pages = new Map(
+        result.partitions.map(({ key, start, end, hasNextPage, total }) => {
+          const page: Page<ResourceRecord> = { data: result.data.slice(start, end), limit, skip: offset, hasNextPage }
+          if (total !== undefined) page.total = total
+          return [String(key), page]
+        })
+      )
       return keys.map((parent) => pages.get(String(parent)) ?? emptyPage(request))
     })
   }

@@ -33,25 +33,41 @@ function missesValue(comparison: unknown) {
  * An authorization filter read strictly, failing closed. In a client filter a missing value is no condition
  * (GraphQL leaves absent arguments undefined); in an authorization rule it comes from a missing user or an
  * empty list of grants — `{ownerId: {eq: user?.id}}`, `{or: teams.map(...)}` — and would grant everything.
- * Here a comparison missing its value, a field or group set to undefined and an empty `or` match no record.
+ * Here a comparison missing its value, a field or group set to undefined and an empty `or` match no record;
+ * `complete` is false when any of them did.
  */
-export function strictFilter(filter: Filter, idField: string): Filter {
+export function strictFilter(filter: Filter, idField: string): { filter: Filter; complete: boolean } {
+  let complete = true
   const nothing: Filter = { [idField]: NO_VALUE }
-  const strict: Filter = {}
-  for (const [key, value] of Object.entries(filter)) {
-    if (key === 'and' || key === 'or') {
-      const subs = value as Filter[] | undefined | null
-      if (subs === undefined || subs === null || (key === 'or' && Array.isArray(subs) && subs.length === 0)) {
-        strict[key] = [nothing]
-      } else {
-        // Anything but a list of filters is left for the compiler to refuse.
-        strict[key] = Array.isArray(subs)
-          ? subs.map((sub) => (sub === undefined || sub === null ? nothing : strictFilter(sub, idField)))
-          : subs
+  const strict = (rule: Filter): Filter => {
+    const result: Filter = {}
+    for (const [key, value] of Object.entries(rule)) {
+      if (key === 'and' || key === 'or') {
+        const subs = value as Filter[] | undefined | null
+        if (subs === undefined || subs === null || (key === 'or' && Array.isArray(subs) && subs.length === 0)) {
+          complete = false
+          result[key] = [nothing]
+        } else {
+          // Anything but a list of filters is left for the compiler to refuse.
+          result[key] = Array.isArray(subs)
+            ? subs.map((sub) => {
+                if (sub !== undefined && sub !== null) return strict(sub)
+                complete = false
+                return nothing
+              })
+            : subs
+        }
+        continue
       }
-      continue
+      if (missesValue(value)) {
+        complete = false
+        result[key] = NO_VALUE
+      } else {
+        result[key] = value
+      }
     }
-    strict[key] = missesValue(value) ? NO_VALUE : value
+    return result
   }
-  return strict
+  const result = strict(filter)
+  return { filter: result, complete }
 }

@@ -92,21 +92,37 @@ export interface ResourceQuery {
   select?: string[]
 }
 
-export interface PageInfo {
-  hasNextPage: boolean
-  hasPreviousPage: boolean
-}
-
-/** An offset page: the REST collection response shape. */
+/**
+ * A page of records as `find` returns it on the plugin's own routes. It carries `data`, `limit` and `skip` like
+ * Feathers' paginated result, so hooks such as @feathersjs/schema's `resolveResult` treat it as a page.
+ */
 export interface Page<T> {
-  pageInfo: PageInfo
-  nodes: T[]
-  totalCount?: number
+  data: T[]
+  limit: number
+  skip: number
+  /** Whether records follow this page (read with one row more than asked, without counting). */
+  hasNextPage: boolean
+  /** Counted only when the query asked for `totalCount`. */
+  total?: number
 }
 
-/** The result of a partitioned `find`: one page per partition key that has records. */
+/** One partition's slice of a partitioned result: `data.slice(start, end)`. */
+export interface Partition {
+  key: unknown
+  start: number
+  end: number
+  hasNextPage: boolean
+  total?: number
+}
+
+/**
+ * The result of a partitioned `find`: every partition's records one after the other in `data` (so hooks that
+ * resolve a page's `data` resolve them all) and where each partition that has records lies in it.
+ */
 export interface PartitionedPages<T> {
-  partitions: Array<{ key: unknown; page: Page<T> }>
+  data: T[]
+  skip: number
+  partitions: Partition[]
 }
 
 export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max'

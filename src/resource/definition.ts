@@ -57,6 +57,12 @@ export interface CreateOptions {
 
 export interface UpdateOptions {
   disabled?: boolean
+  /**
+   * What `update` (and so `PUT`, on every transport) means for this resource: by default a partial update
+   * like `patch`, as the spec's PUT is; with `replace` a full replace as in Feathers' adapters (the body follows
+   * the create schema and writable fields it leaves out become null).
+   */
+  replace?: boolean
   /** Replaces the generated (partial) update body schema. */
   schema?: TObject
   one?: EndpointOptions
@@ -114,6 +120,13 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   update?: UpdateOptions
   delete?: DeleteOptions
   export?: ExportOptions
+  /**
+   * Which methods may change several records in one call, as Feathers' adapters' `multi` option: `true` for
+   * create, patch and remove, or a list of them. Off by default. Each such call is one transaction.
+   */
+  multi?: boolean | Array<'create' | 'patch' | 'remove'>
+  /** The most records one multi create, patch or remove may change (default 100); more is a 400. */
+  maxMulti?: number
   /** Guards for every endpoint of the resource. */
   guards?: Guard[]
   many?: Record<string, ManyRelationDefinition>

@@ -11,5 +11,6 @@ export function restParams(ctx: Context, query: ResourceQuery = {}): ResourcePar
   params.provider = 'rest'
   params.headers = ctx.req.headers
   params.query = query
+  params.queryModel = true
   return params
 }

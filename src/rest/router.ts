@@ -7,6 +7,8 @@ import { recordSerializer } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'
 import { resourceService, type ResourceRecord } from '../service/resource-service'
 import type { Page } from '../query/model'
+import { speaksFeathers } from '../feathers/request-form'
+import { externalCall } from '../feathers/external-call'
 import { collectionQueryParser, listPagingStrategy, listQueryOptions } from './collection-query'
 import { restParams } from './params'
 import { requireJsonObject } from './request-body'
@@ -29,7 +31,7 @@ export function deletePath(resource: ResolvedResource) {
   return memberPath(resource, resource.definition.delete?.one?.path, 'delete.one')
 }
 
-function resourceRoutes(router: Router, app: Application, resource: ResolvedResource) {
+function resourceRoutes(router: Router, app: Application, resource: ResolvedResource, feathersRest: boolean) {
   const service = () => resourceService(app, resource)
   const serialize = recordSerializer(resource)
   const { definition } = resource
@@ -37,57 +39,74 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
   const strategy = listPagingStrategy(resource)
   const parseList = collectionQueryParser(resource, listQueryOptions(resource))
   const idOf = (ctx: Context) => ctx.params.id
+  /**
+   * Requests in Feathers' dialect go on to Feathers' REST transport (see `speaksFeathers`) when the app has
+   * one; without it every request is read as the spec's, so Feathers parameters are 400s naming them.
+   */
+  const spec = (takesQuery: boolean, handle: (ctx: Context) => Promise<void>) => (ctx: Context, next: Next) => {
+    if (feathersRest && speaksFeathers(ctx, takesQuery)) return next()
+    if (!takesQuery) rejectQueryParameters(ctx)
+    return handle(ctx)
+  }
 
   // Registered before `/:id`, so `export` is never taken for an id.
   if (definition.export?.disabled) router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`))
   else exportRoute(router, app, resource)
 
-  router.get(base, async (ctx) => {
-    const request = parseList(ctx.query)
-    const query = { ...request, totalCount: resource.query.enableTotalCount && strategy === 'offset' }
-    const result = await service().find(restParams(ctx, query))
-    if (Array.isArray(result)) {
-      ctx.body = result.map(serialize)
-      return
-    }
-    const page = result as Page<ResourceRecord>
-    ctx.body = {
-      pageInfo: page.pageInfo,
-      nodes: page.nodes.map(serialize),
-      ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount })
-    }
+  router.get(
+    base,
+    spec(true, async (ctx) => {
+      const request = parseList(ctx.query)
+      const query = { ...request, totalCount: resource.query.enableTotalCount && strategy === 'offset' }
+      const result = await externalCall(service(), 'find', [restParams(ctx, query)])
+      if (Array.isArray(result)) {
+        ctx.body = result.map(serialize)
+        return
+      }
+      const page = result as Page<ResourceRecord>
+      ctx.body = {
+        pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.skip > 0 },
+        nodes: page.data.map(serialize),
+        ...(page.total === undefined ? {} : { totalCount: page.total })
+      }
+    })
+  )
+
+  // Feathers' REST transport would take a POST to a record's path for a create; neither dialect means that.
+  router.post(`${base}/:id`, async () => {
+    throw new MethodNotAllowed(`POST is not allowed on a ${resource.name} record; create with POST ${base}`)
   })
 
-  router.get(`${base}/:id`, async (ctx) => {
-    rejectQueryParameters(ctx)
-    ctx.body = serialize(await service().get(idOf(ctx), restParams(ctx)))
-  })
+  router.get(
+    `${base}/:id`,
+    spec(false, async (ctx) => {
+      ctx.body = serialize((await externalCall(service(), 'get', [idOf(ctx), restParams(ctx)])) as ResourceRecord)
+    })
+  )
 
-  const create = async (ctx: Context) => {
-    rejectQueryParameters(ctx)
+  const create = spec(false, async (ctx) => {
     requireJsonObject(ctx)
-    ctx.body = serialize(await service().create(ctx.request.body as ResourceRecord, restParams(ctx)))
+    const record = await externalCall(service(), 'create', [ctx.request.body as ResourceRecord, restParams(ctx)])
+    ctx.body = serialize(record as ResourceRecord)
     ctx.status = 201
-  }
+  })
   if (definition.create?.disabled) router.post(base, disabled(`Creating ${resource.name} records`))
   else router.post(base, create)
 
-  // PUT is a partial update as well: absent properties keep their values.
-  const update = async (ctx: Context) => {
-    rejectQueryParameters(ctx)
-    requireJsonObject(ctx)
-    ctx.body = serialize(await service().patch(idOf(ctx), ctx.request.body as ResourceRecord, restParams(ctx)))
-  }
-  const updateRoute = definition.update?.disabled
-    ? [disabled(`Updating ${resource.name} records`)]
-    : [update]
-  router.put(updatePath(resource), ...updateRoute)
-  router.patch(updatePath(resource), ...updateRoute)
+  // PUT is `update`: a partial update like PATCH unless the resource sets `update.replace`.
+  const change = (method: 'update' | 'patch') =>
+    spec(false, async (ctx) => {
+      requireJsonObject(ctx)
+      const body = ctx.request.body as ResourceRecord
+      ctx.body = serialize((await externalCall(service(), method, [idOf(ctx), body, restParams(ctx)])) as ResourceRecord)
+    })
+  const updateDisabled = definition.update?.disabled ? disabled(`Updating ${resource.name} records`) : undefined
+  router.put(updatePath(resource), updateDisabled ?? change('update'))
+  router.patch(updatePath(resource), updateDisabled ?? change('patch'))
 
-  const remove = async (ctx: Context) => {
-    rejectQueryParameters(ctx)
-    ctx.body = serialize(await service().remove(idOf(ctx), restParams(ctx)))
-  }
+  const remove = spec(false, async (ctx) => {
+    ctx.body = serialize((await externalCall(service(), 'remove', [idOf(ctx), restParams(ctx)])) as ResourceRecord)
+  })
   if (definition.delete?.disabled) router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`))
   else router.delete(deletePath(resource), remove)
 }
@@ -106,9 +125,12 @@ function rejectQueryParameters(ctx: Context) {
   if (names.length) throw badInput(names.map((field) => ({ field, message: 'is not allowed' })))
 }
 
-/** The REST surface of every resource, as Koa routes that call the resource services. */
-export function restRouter(app: Application, resources: ResolvedResource[]) {
+/**
+ * The spec's REST routes of one resource, as Koa routes that call its service. With `feathersRest` they sit in
+ * front of Feathers' own REST handler of the service and leave it the requests in Feathers' dialect.
+ */
+export function restRouter(app: Application, resource: ResolvedResource, feathersRest: boolean) {
   const router = new Router()
-  for (const resource of resources) resourceRoutes(router, app, resource)
+  resourceRoutes(router, app, resource, feathersRest)
   return router
 }

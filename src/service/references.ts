@@ -13,19 +13,22 @@ import type { ResourceParams } from './resource-service'
 export function checkReferences(resource: ResolvedResource) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return async (context: HookContext<any, any>) => {
-    const data = (context.data ?? {}) as Record<string, unknown>
+    const records = (Array.isArray(context.data) ? context.data : [context.data ?? {}]) as Record<string, unknown>[]
     // The caller's identity and transport, not this call's query, scope or stream.
     const { query: _query, scope: _scope, stream: _stream, ...caller } = context.params as ResourceParams
-    for (const relation of resource.one) {
-      const name = relation.foreignKey.name
-      const value = data[name]
-      if (value === undefined || value === null) continue
-      try {
-        await context.app.service(relation.target.basePath).get(value, caller)
-      } catch (error) {
-        // Missing, hidden, or not even a valid id of the target: all the same mistake in this field.
-        if (!(error instanceof NotFound) && !(error instanceof BadRequest)) throw error
-        throw badField(`body.${name}`, `names no ${relation.target.name} that you may see (id '${value}')`)
+    for (const [index, data] of records.entries()) {
+      const at = Array.isArray(context.data) ? `body.${index}` : 'body'
+      for (const relation of resource.one) {
+        const name = relation.foreignKey.name
+        const value = data[name]
+        if (value === undefined || value === null) continue
+        try {
+          await context.app.service(relation.target.basePath).get(value, caller)
+        } catch (error) {
+          // Missing, hidden, or not even a valid id of the target: all the same mistake in this field.
+          if (!(error instanceof NotFound) && !(error instanceof BadRequest)) throw error
+          throw badField(`${at}.${name}`, `names no ${relation.target.name} that you may see (id '${value}')`)
+        }
       }
     }
   }

@@ -1,5 +1,5 @@
-import { Forbidden, NotFound } from '@feathersjs/errors'
-import type { Id, Params } from '@feathersjs/feathers'
+import { BadRequest, Forbidden, MethodNotAllowed, NotFound } from '@feathersjs/errors'
+import type { Id, NullableId, Paginated, Params, Query } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { Readable } from 'node:stream'
 import { badField } from '../errors'
@@ -22,8 +22,10 @@ import type {
   OffsetPaging,
   Page,
   PartitionedAggregates,
+  Partition,
   PartitionedPages,
-  ResourceQuery
+  ResourceQuery,
+  Scalar
 } from '../query/model'
 import { andFilters } from '../query/filters'
 import { runQuery } from './database-errors'
@@ -32,10 +34,22 @@ import { compileAggregate } from '../aggregate/compile'
 import { fullProjection, projection, type Projection } from './projection'
 import { CompiledStatement, standIns } from './compiled-statement'
 import { BoundedCache } from './bounded-cache'
+import { callScope, type ScopeCall } from './scope'
+import { FeathersQueryParser, type FeathersRequest } from '../feathers/query-syntax'
+import { writableFields } from '../resource/input-schemas'
+import { pageSizes } from '../resource/resolve'
+import { REST_DEFAULT_RESULT_SIZE } from '../rest/collection-query'
 
 export type ResourceRecord = Record<string, unknown>
 
 export interface ResourceParams extends Params<ResourceQuery> {
+  /**
+   * `query` is in the query model (`{ filter, sorting, paging, ... }`): the plugin's own REST, CSV and GraphQL
+   * routes say so. Without it `query` is in Feathers' query syntax, as every other caller sends it.
+   */
+  queryModel?: boolean
+  /** Feathers' paginate setting for this call: `false` for every matching record as an array. */
+  paginate?: false | { default?: number; max?: number }
   /**
    * Filters ANDed into every statement of the call: the authorization filter and defaultFilter, set by the
    * plugin's hooks. Kept apart from `query.filter` so that no hook can lose them by replacing the filter.
@@ -55,7 +69,15 @@ export interface ResourceParams extends Params<ResourceQuery> {
 
 export interface ResourceServiceOptions {
   Model: Knex
+  /** The registered (hook-running) service, whose hook contexts `authorize` gets. */
+  registered: () => unknown
 }
+
+/** Methods that change several records at once when `multi` allows it. */
+export type MultiMethod = 'create' | 'patch' | 'remove'
+
+/** The largest number of records one multi create, patch or remove may change unless `maxMulti` says. */
+export const DEFAULT_MAX_MULTI = 100
 
 const ROW_NUMBER = '__row_number'
 const PARTITION_TOTAL = '__partition_total'
@@ -74,7 +96,17 @@ export class ResourceService {
     this.Model = options.Model
     this.target = { resource, dialect: dialectOf(this.Model), table: resource.table }
     this.idColumn = qualified(this.target, resource.idField)
+    this.scoped = callScope(resource, options.registered)
+    this.feathersQuery = new FeathersQueryParser(resource)
+    const sizes = pageSizes(resource, REST_DEFAULT_RESULT_SIZE)
+    this.paginate = { default: sizes.default, max: sizes.max }
   }
+
+  /** The call's params with its scope (authorize, defaultFilter), worked out when the method runs. */
+  private readonly scoped: (call: ScopeCall) => ResourceParams | Promise<ResourceParams>
+  private readonly feathersQuery: FeathersQueryParser
+  /** Feathers callers' page sizes: the resource's REST default and maximum. */
+  private readonly paginate: { default: number; max: number }
 
   private readonly target: SqlTarget
   /** The quoted, qualified column list of each projection, as SQL. */
@@ -167,9 +199,41 @@ export class ResourceService {
     return { limit, offset }
   }
 
+  /**
+   * On the plugin's routes (`params.queryModel`): a `Page`, every record as an array without paging, one page
+   * per partition with `partitionBy`, or a stream with `params.stream`. For every other caller: Feathers'
+   * `{ total, limit, skip, data }`, or an array with `paginate: false`.
+   */
   async find(params: ResourceParams & { stream: true }): Promise<Readable>
-  async find(params?: ResourceParams): Promise<Page<ResourceRecord> | ResourceRecord[] | PartitionedPages<ResourceRecord>>
+  async find(
+    params?: ResourceParams
+  ): Promise<Page<ResourceRecord> | ResourceRecord[] | PartitionedPages<ResourceRecord> | Paginated<ResourceRecord>>
   async find(params: ResourceParams = {}): Promise<unknown> {
+    const scoped = await this.scoped({ method: 'find', params })
+    if (scoped.queryModel) return this.findModel(scoped)
+    const request = this.feathersRequest(scoped, true)
+    const query: ResourceQuery = { filter: request.filter, sorting: request.sorting, select: request.select }
+    const paginate = scoped.paginate ?? this.paginate
+    if (paginate === false) {
+      const paging = request.limit !== undefined || request.skip > 0
+      if (paging) query.paging = { limit: request.limit ?? Number.MAX_SAFE_INTEGER, offset: request.skip }
+      const result = await this.findModel({ ...scoped, query })
+      return paging ? (result as Page<ResourceRecord>).data : result
+    }
+    // As Feathers' adapters do: `$limit` above the maximum gets the maximum, which the page's `limit` says.
+    const limit = Math.min(request.limit ?? paginate.default ?? this.paginate.default, paginate.max ?? Infinity)
+    query.paging = { limit, offset: request.skip }
+    query.totalCount = true
+    const page = (await this.findModel({ ...scoped, query })) as Page<ResourceRecord>
+    return { total: page.total!, limit, skip: request.skip, data: page.data }
+  }
+
+  /** A Feathers caller's query, checked and translated; `collection` for find, which alone pages and sorts. */
+  private feathersRequest(params: ResourceParams, collection: boolean): FeathersRequest {
+    return this.feathersQuery.parse(params.query as Query | undefined, { collection, external: !!params.provider })
+  }
+
+  private async findModel(params: ResourceParams): Promise<unknown> {
     const query = params.query ?? {}
     if (query.partitionBy) return this.findPartitioned(params, query)
 
@@ -201,10 +265,12 @@ export class ResourceService {
       filterValues
     )
     const page: Page<ResourceRecord> = {
-      pageInfo: { hasNextPage: rows.length > limit, hasPreviousPage: offset > 0 },
-      nodes: rows.slice(0, limit).map(decode)
+      data: rows.slice(0, limit).map(decode),
+      limit,
+      skip: offset,
+      hasNextPage: rows.length > limit
     }
-    if (query.totalCount) page.totalCount = await this.count(params, visible)
+    if (query.totalCount) page.total = await this.count(params, visible)
     return page
   }
 
@@ -263,26 +329,27 @@ export class ResourceService {
       visible.key
     ].join('|')
     const rows = await this.runCompiled(params, shape, [...visible.values, offset, offset + limit + 1], build)
-    const partitions = new Map<string, { key: unknown; rows: ResourceRecord[]; total?: number }>()
+    // Rows come ordered by partition, then by their number within it.
+    const data: ResourceRecord[] = []
+    const partitions: Partition[] = []
+    let current: Partition | undefined
+    let currentKey: string | undefined
     for (const row of rows) {
       const key = decodeValue(partitionField.kind, row[partitionField.column])
-      let entry = partitions.get(String(key))
-      if (!entry) {
-        entry = { key, rows: [], total: query.totalCount ? Number(row[PARTITION_TOTAL]) : undefined }
-        partitions.set(String(key), entry)
+      if (current === undefined || String(key) !== currentKey) {
+        current = { key, start: data.length, end: data.length, hasNextPage: false }
+        if (query.totalCount) current.total = Number(row[PARTITION_TOTAL])
+        currentKey = String(key)
+        partitions.push(current)
       }
-      entry.rows.push(row)
+      if (current.end - current.start === limit) {
+        current.hasNextPage = true
+        continue
+      }
+      data.push(decode(row))
+      current.end = data.length
     }
-    return {
-      partitions: [...partitions.values()].map(({ key, rows: partitionRows, total }) => ({
-        key,
-        page: {
-          pageInfo: { hasNextPage: partitionRows.length > limit, hasPreviousPage: offset > 0 },
-          nodes: partitionRows.slice(0, limit).map(decode),
-          ...(total === undefined ? {} : { totalCount: total })
-        }
-      }))
-    }
+    return { data, skip: offset, partitions }
   }
 
   /**
@@ -323,9 +390,18 @@ export class ResourceService {
     params?: ResourceParams
   ): Promise<AggregateResponse[] | PartitionedAggregates>
   async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
-    const builder = this.whereVisible(this.db(params), this.visible(params, params.query?.filter))
+    const scoped = await this.scoped({ method: 'aggregate', params })
+    const { filter } = this.readQuery(scoped, true)
+    const builder = this.whereVisible(this.db(scoped), this.visible(scoped, filter))
     const { query, decode } = compileAggregate(this.Model, builder, this.target, request)
     return decode(await runQuery(query))
+  }
+
+  /** The filter and selection of a call, from the query model or from Feathers' query syntax. */
+  private readQuery(params: ResourceParams, collection = false): { filter?: Filter; select?: string[] } {
+    if (params.queryModel) return { filter: params.query?.filter, select: params.query?.select }
+    const { filter, select } = this.feathersRequest(params, collection)
+    return { filter, select }
   }
 
   private idValue(id: Id) {
@@ -343,22 +419,16 @@ export class ResourceService {
     return row ? this.decoder(fields)(row) : undefined
   }
 
-  async get(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
-    const query = params.query ?? {}
-    const record = await this.getRecord(id, params, query.filter, projection(this.resource, query.select))
-    if (!record) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
-    return record
+  private notFound(id: Id) {
+    return new NotFound(`No ${this.resource.name} found for id '${id}'`)
   }
 
-  /**
-   * The record `id` for an UPDATE or DELETE, scoped like a read, so the statement itself can never reach a
-   * record outside what the caller may see.
-   */
-  private writableById(params: ResourceParams, id: Id) {
-    return this.whereVisible(this.db(params), this.visible(params, params.query?.filter)).where(
-      this.idColumn,
-      this.idValue(id)
-    )
+  async get(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
+    const scoped = await this.scoped({ method: 'get', params, id })
+    const { filter, select } = this.readQuery(scoped)
+    const record = await this.getRecord(id, scoped, filter, projection(this.resource, select))
+    if (!record) throw this.notFound(id)
+    return record
   }
 
   /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */
@@ -368,51 +438,156 @@ export class ResourceService {
     return runQuery(this.Model.transaction((trx) => work({ ...params, transaction: { trx } })))
   }
 
-  async create(data: ResourceRecord, params: ResourceParams = {}): Promise<ResourceRecord> {
-    const row = encodeRow(this.resource, data)
-    const { idField } = this.resource
-    return this.inTransaction(params, async (inner) => {
-      const dialect = dialectOf(this.Model)
-      const inserted: unknown[] = await runQuery(
-        dialect.name === 'postgres' ? this.db(inner).insert(row, [idField.column]) : this.db(inner).insert(row)
-      )
-      const generated = inserted[0] as unknown
-      const id = (row[idField.column] ??
-        (generated && typeof generated === 'object' ? (generated as ResourceRecord)[idField.column] : generated)) as Id
-      const record = await this.getRecord(id, inner)
-      // Writing a record the caller could not read back is refused, not half done.
-      if (!record) throw new Forbidden(`The new ${this.resource.name} is outside what you may access`)
-      return record
-    })
+  /** Whether `method` may change several records (`multi`, per resource, as in Feathers' adapters). */
+  private checkMulti(method: MultiMethod, count?: number) {
+    const { multi } = this.resource.definition
+    const allowed = multi === true || (Array.isArray(multi) && multi.includes(method))
+    if (!allowed) {
+      throw new MethodNotAllowed(`${this.resource.name}: ${method} of several records is not enabled (multi)`)
+    }
+    const max = this.resource.definition.maxMulti ?? DEFAULT_MAX_MULTI
+    if (count !== undefined && count > max) {
+      throw new BadRequest(`${this.resource.name}: ${method} changes at most ${max} records at once (${count} given)`)
+    }
+    return max
   }
 
-  async patch(id: Id, data: ResourceRecord, params: ResourceParams = {}): Promise<ResourceRecord> {
+  async create(data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
+  async create(data: ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord[]>
+  async create(data: ResourceRecord | ResourceRecord[], params: ResourceParams = {}): Promise<unknown> {
+    if (Array.isArray(data)) this.checkMulti('create', data.length)
+    const scoped = await this.scoped({ method: 'create', params, data })
+    const { select } = this.readQuery(scoped)
+    const fields = projection(this.resource, select)
+    // Every record is encoded (and so checked) before anything is written.
+    const rows = (Array.isArray(data) ? data : [data]).map((record) => encodeRow(this.resource, record))
+    const created = await this.inTransaction(scoped, async (inner) => {
+      const records: ResourceRecord[] = []
+      for (const row of rows) records.push(await this.insert(row, inner, fields))
+      return records
+    })
+    return Array.isArray(data) ? created : created[0]
+  }
+
+  private async insert(row: Record<string, unknown>, params: ResourceParams, fields: Projection) {
+    const { idField } = this.resource
+    const inserted: unknown[] = await runQuery(
+      this.target.dialect.name === 'postgres' ? this.db(params).insert(row, [idField.column]) : this.db(params).insert(row)
+    )
+    const generated = inserted[0] as unknown
+    const id = (row[idField.column] ??
+      (generated && typeof generated === 'object' ? (generated as ResourceRecord)[idField.column] : generated)) as Id
+    const record = await this.getRecord(id, params, undefined, fields)
+    // Writing a record the caller could not read back is refused, not half done.
+    if (!record) throw new Forbidden(`The new ${this.resource.name} is outside what you may access`)
+    return record
+  }
+
+  /**
+   * With `update.replace` set, `update` replaces the record: every field a client may write and the body leaves
+   * out becomes null (the body was validated against the create schema, so defaults are filled in). Otherwise
+   * `update` is a partial update like `patch`, which is what the spec's PUT route is.
+   */
+  async update(id: NullableId, data: ResourceRecord, params: ResourceParams = {}): Promise<ResourceRecord> {
+    if (id === null) throw new MethodNotAllowed(`${this.resource.name}: update replaces one record; use patch for several`)
+    const row = this.resource.definition.update?.replace ? this.replacement(data) : data
+    return this.changeOne('update', id, row, params)
+  }
+
+  private replacement(data: ResourceRecord): ResourceRecord {
+    const full: ResourceRecord = {}
+    for (const field of writableFields(this.resource)) full[field.name] = null
+    return Object.assign(full, data)
+  }
+
+  async patch(id: Id, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
+  async patch(id: null, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord[]>
+  async patch(id: NullableId, data: ResourceRecord, params: ResourceParams = {}): Promise<unknown> {
+    if (id === null) return this.patchMany(data, params)
+    return this.changeOne('patch', id, data, params)
+  }
+
+  private async changeOne(method: string, id: Id, data: ResourceRecord, params: ResourceParams) {
+    const scoped = await this.scoped({ method, params, id, data })
+    const { filter, select } = this.readQuery(scoped)
     const row = encodeRow(this.resource, data)
     delete row[this.resource.idField.column]
-    return this.inTransaction(params, async (inner) => {
+    return this.inTransaction(scoped, async (inner) => {
       if (Object.keys(row).length > 0) {
-        const changed = await runQuery(this.writableById(inner, id).update(row))
-        if (!changed) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
+        const changed = await runQuery(this.writable(inner, filter).where(this.idColumn, this.idValue(id)).update(row))
+        if (!changed) throw this.notFound(id)
+      } else if (!(await this.getRecord(id, inner, filter))) {
+        throw this.notFound(id)
       }
-      const record = await this.getRecord(id, inner, inner.query?.filter)
-      if (!record) {
-        if (Object.keys(row).length === 0) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
-        throw new Forbidden(`The update would move ${this.resource.name} '${id}' outside what you may access`)
-      }
+      // Read back within the scope only: the change may well take the record out of the call's own filter.
+      const record = await this.getRecord(id, inner, undefined, projection(this.resource, select))
+      if (!record) throw new Forbidden(`The update would move ${this.resource.name} '${id}' outside what you may access`)
       return record
     })
   }
 
-  async remove(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
-    return this.inTransaction(params, async (inner) => {
-      const record = await this.get(id, inner)
-      const builder = this.writableById(inner, id)
-      const { softDeleteColumn } = this.resource
-      const removed = await runQuery(
-        softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete()
+  /** The records `filter` names within the call's scope, live ones only: what an UPDATE or DELETE may reach. */
+  private writable(params: ResourceParams, filter: Filter | undefined) {
+    return this.whereVisible(this.db(params), this.visible(params, filter))
+  }
+
+  /** The ids of the records a multi patch or remove reaches, refused when there are more than `max`. */
+  private async idsReached(method: MultiMethod, params: ResourceParams, filter: Filter | undefined, max: number) {
+    const rows: ResourceRecord[] = await runQuery(
+      this.writable(params, filter).select(this.idColumn).orderBy(this.idColumn).limit(max + 1)
+    )
+    if (rows.length > max) {
+      throw new BadRequest(
+        `${this.resource.name}: ${method} changes at most ${max} records at once; narrow the query`
       )
-      if (!removed) throw new NotFound(`No ${this.resource.name} found for id '${id}'`)
-      return record
+    }
+    return rows.map((row) => row[this.resource.idField.column] as Id)
+  }
+
+  private async patchMany(data: ResourceRecord, params: ResourceParams): Promise<ResourceRecord[]> {
+    const max = this.checkMulti('patch')
+    const scoped = await this.scoped({ method: 'patch', params, id: null, data })
+    const { filter, select } = this.readQuery(scoped, true)
+    const row = encodeRow(this.resource, data)
+    delete row[this.resource.idField.column]
+    return this.inTransaction(scoped, async (inner) => {
+      const ids = await this.idsReached('patch', inner, filter, max)
+      if (ids.length === 0) return []
+      const byId: Filter = { [this.resource.idField.name]: { in: ids as Scalar[] } }
+      if (Object.keys(row).length > 0) await runQuery(this.writable(inner, byId).update(row))
+      const records = (await this.findModel({
+        ...inner,
+        queryModel: true,
+        query: { filter: byId, select, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
+      })) as ResourceRecord[]
+      if (records.length < ids.length) {
+        throw new Forbidden(`The update would move ${this.resource.name} records outside what you may access`)
+      }
+      return records
+    })
+  }
+
+  async remove(id: Id, params?: ResourceParams): Promise<ResourceRecord>
+  async remove(id: null, params?: ResourceParams): Promise<ResourceRecord[]>
+  async remove(id: NullableId, params: ResourceParams = {}): Promise<unknown> {
+    const max = id === null ? this.checkMulti('remove') : 1
+    const scoped = await this.scoped({ method: 'remove', params, id })
+    const { filter, select } = this.readQuery(scoped, id === null)
+    return this.inTransaction(scoped, async (inner) => {
+      const ids = id === null ? await this.idsReached('remove', inner, filter, max) : [id]
+      if (ids.length === 0) return []
+      const byId: Filter = { [this.resource.idField.name]: { in: ids.map((value) => this.idValue(value)) as Scalar[] } }
+      const records = (await this.findModel({
+        ...inner,
+        queryModel: true,
+        query: { filter: andFilters(filter, byId), select, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
+      })) as ResourceRecord[]
+      if (id !== null && records.length === 0) throw this.notFound(id)
+      const { softDeleteColumn } = this.resource
+      const builder = this.writable(inner, andFilters(filter, byId))
+      const removed = await runQuery(softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete())
+      if (removed !== records.length) throw id === null ? new Forbidden('Records changed while removing them') : this.notFound(id)
+      return id === null ? records : records[0]
     })
   }
 }

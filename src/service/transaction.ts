@@ -56,3 +56,23 @@ async function runTransaction(transaction: Promise<unknown>) {
     throw fromDriver ? databaseError(error) : error
   }
 }
+
+/**
+ * An application-wide around hook: a call that a plugin write's hooks make to another service on the same
+ * knex instance — a @feathersjs/knex `KnexService`, whose `options.Model` is that instance — gets the write's
+ * transaction as `params.transaction`, the way @feathersjs/knex's own transaction hooks pass one. It then
+ * reads and writes inside the transaction instead of waiting for a connection the transaction holds (on
+ * SQLite, the only one).
+ */
+export function shareTransaction(knex: Knex) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return async (context: HookContext<any, any>, next: NextFunction) => {
+    if (!context.params?.transaction) {
+      const trx = ambientTransaction(knex)
+      if (trx && (context.service as { options?: { Model?: unknown } })?.options?.Model === knex) {
+        context.params = { ...context.params, transaction: { trx } }
+      }
+    }
+    return next()
+  }
+}

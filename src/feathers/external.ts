@@ -1,0 +1,62 @@
+import type { HookContext, NextFunction } from '@feathersjs/feathers'
+import type { ResolvedResource } from '../resource/resolve'
+import type { ResourceParams, ResourceRecord } from '../service/resource-service'
+
+/** The events of the write methods; the plugin emits them itself, with what clients may see. */
+export const WRITE_EVENTS: Record<string, string> = {
+  create: 'created',
+  update: 'updated',
+  patch: 'patched',
+  remove: 'removed'
+}
+
+export type RecordStripper = (record: ResourceRecord) => ResourceRecord
+
+/**
+ * A record without the fields that never leave the server (hidden and filterOnly); other properties, such as
+ * those a resolver added, stay. A record without any of them is returned as it is.
+ */
+export function recordStripper(resource: ResolvedResource): RecordStripper {
+  const kept = resource.fields.filter((field) => !field.serialized).map((field) => field.name)
+  if (kept.length === 0) return (record) => record
+  const internal = new Set(kept)
+  return (record) => {
+    if (!record || typeof record !== 'object' || !kept.some((name) => name in record)) return record
+    const external: ResourceRecord = {}
+    for (const key of Object.keys(record)) if (!internal.has(key)) external[key] = record[key]
+    return external
+  }
+}
+
+/** What a method's result looks like to a client: records stripped, pages kept as pages. */
+export function externalResult(context: HookContext, result: unknown, strip: RecordStripper): unknown {
+  if (!result || typeof result !== 'object') return result
+  if (Array.isArray(result)) return result.map(strip)
+  const page = result as { data?: unknown }
+  if (context.method === 'find' && Array.isArray(page.data)) return { ...page, data: page.data.map(strip) }
+  if (typeof (result as { pipe?: unknown }).pipe === 'function') return result // the export's stream
+  return strip(result as ResourceRecord)
+}
+
+/**
+ * The outermost hook of every resource service. After every other hook of the service has run, it sets
+ * `context.dispatch` (what Feathers' transports send and channels publish) to the result — or to what
+ * `resolveExternal` made of it — without hidden and filterOnly fields, and emits the write's event with those
+ * records, so that no transport and no event ever carries them, whatever order the application's hooks and
+ * resolvers run in. Reads on the plugin's own routes are left alone: those serialize what they send.
+ */
+export function externalRecords(resource: ResolvedResource) {
+  const strip = recordStripper(resource)
+  return async (context: HookContext, next: NextFunction) => {
+    await next()
+    const event = WRITE_EVENTS[context.method]
+    const params = context.params as ResourceParams
+    if (!event && (params.queryModel || !params.provider)) return
+    const external = externalResult(context, context.dispatch ?? context.result, strip)
+    context.dispatch = external
+    // `context.event` is what Feathers' event hook would send; a hook may have set it to null to send none.
+    if (!event || typeof context.event !== 'string') return
+    const emitter = context.service as unknown as { emit(event: string, data: unknown, context: HookContext): void }
+    for (const record of Array.isArray(external) ? external : [external]) emitter.emit(context.event, record, context)
+  }
+}

@@ -1,0 +1,21 @@
+import type { Application } from '@feathersjs/koa'
+
+const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype))
+
+/**
+ * Feathers' service router keeps path segments as keys of plain objects, so a path segment named like an
+ * `Object.prototype` property (`/todo-items/__proto__`, `/todo-items/constructor`) makes its lookup throw,
+ * which every transport (REST and socket.io) answers with a 500. Such a path names no service and no record
+ * here: the lookup finds nothing, and the request is answered like any unknown path.
+ */
+export function guardServiceLookup(app: Application) {
+  const lookup = app.lookup?.bind(app)
+  if (!lookup || (app.lookup as { guarded?: boolean }).guarded) return
+  const guarded = (path: string) =>
+    String(path)
+      .split('/')
+      .some((segment) => PROTOTYPE_KEYS.has(segment))
+      ? null
+      : lookup(path)
+  app.lookup = Object.assign(guarded, { guarded: true }) as typeof app.lookup
+}
