@@ -24,6 +24,8 @@ export interface ResolvedField {
   /** Exposed in filters, sorting and aggregates. */
   filterable: boolean
   filterRequired: boolean
+  /** Filtered and sorted on, never read back: left out of records and of aggregates' values and groups. */
+  filterOnly: boolean
   /** Part of serialized records (REST, CSV, GraphQL object type). */
   serialized: boolean
   /** Stored for the server's own use (audit columns): neither serialized nor writable by clients. */
@@ -133,6 +135,7 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
       nullable: annotation.nullable || !required.has(name),
       filterable: annotation.role !== 'plain',
       filterRequired: annotation.filterRequired,
+      filterOnly: annotation.filterOnly,
       serialized: !annotation.filterOnly && !annotation.hidden,
       hidden: annotation.hidden,
       groupable: annotation.groupBy,
