@@ -83,7 +83,18 @@ export interface ResolvedResource {
   many: ResolvedManyRelation[]
   one: ResolvedOneRelation[]
   aggregateEnabled: boolean
+  /** How the CSV export reads: `export.batchSize` and `export.maxBatchMilliseconds` with their defaults. */
+  exportBatches: ReadBatches
 }
+
+export interface ReadBatches {
+  /** Rows read per statement at most. */
+  size: number
+  /** On a driver that reads synchronously, a read taking longer than this makes the next batch smaller. */
+  maxMilliseconds: number
+}
+
+const DEFAULT_EXPORT_BATCHES: ReadBatches = { size: 1000, maxMilliseconds: 50 }
 
 export const DEFAULT_MAX_RESULTS_SIZE = 50
 
@@ -167,6 +178,18 @@ function resolveQueryOptions(definition: ResourceDefinition): ResolvedQueryOptio
   }
 }
 
+function resolveExportBatches(definition: ResourceDefinition): ReadBatches {
+  const { size, maxMilliseconds } = DEFAULT_EXPORT_BATCHES
+  const { batchSize = size, maxBatchMilliseconds = maxMilliseconds } = definition.export ?? {}
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new ConfigurationError(`${definition.name}: export.batchSize must be a positive integer`)
+  }
+  if (!(maxBatchMilliseconds > 0)) {
+    throw new ConfigurationError(`${definition.name}: export.maxBatchMilliseconds must be a positive number`)
+  }
+  return { size: batchSize, maxMilliseconds: maxBatchMilliseconds }
+}
+
 /** Resolves one definition on its own; relations are linked by `resolveResources`. */
 function resolveResource(definition: ResourceDefinition): ResolvedResource {
   if (!/^[A-Z][A-Za-z0-9]*$/.test(definition.name)) {
@@ -201,7 +224,8 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
       : undefined,
     many: [],
     one: [],
-    aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true
+    aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true,
+    exportBatches: resolveExportBatches(definition)
   }
   for (const sort of resource.query.defaultSort) {
     storedField(resource, sort.field, 'query.defaultSort')
