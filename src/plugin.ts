@@ -7,6 +7,7 @@ import { ResourceService, resourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { transactional } from './service/transaction'
 import { reuseStatementsOf } from './service/statement-cache'
+import { waitForLocksAsynchronously, type SqliteOptions } from './service/sqlite-locks'
 import { restRouter } from './rest/router'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import { openApiDocument } from './openapi/document'
@@ -24,6 +25,8 @@ export interface FeathersQueryOptions {
   graphql?: GraphqlOptions | false
   /** The OpenAPI document of the REST surface (at `/openapi.json` unless configured); `false` leaves it out. */
   openapi?: OpenApiOptions | false
+  /** SQLite through better-sqlite3: how long a write waits for another process's lock. */
+  sqlite?: SqliteOptions
 }
 
 const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
@@ -37,6 +40,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
     reuseStatementsOf(options.Model)
+    waitForLocksAsynchronously(options.Model, options.sqlite)
     const inTransaction = transactional(options.Model)
     for (const resource of resources) {
       const service = new ResourceService(resource, { Model: options.Model })

@@ -74,6 +74,14 @@ describe('Configuration mistakes are reported at start-up', () => {
       'an export batch time limit that is not a positive number',
       configure(defineResource({ ...parent, name: 'Timed', basePath: 'timed', export: { maxBatchMilliseconds: -1 } })),
       /Timed: export\.maxBatchMilliseconds must be a positive number/
+    ],
+    [
+      'a negative SQLite busy timeout',
+      () => {
+        const options = { Model: db, resources: [parent], sqlite: { busyTimeout: -1 } }
+        return koa(feathers()).configure(feathersQuery(options))
+      },
+      /sqlite\.busyTimeout must be a number of milliseconds, 0 or more/
     ]
   ]
 

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
-import { forEachDatabase } from './support/server'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { forEachDatabase, startServer, type TestServer } from './support/server'
 import { clearTables, seedTodoItems } from './support/seed'
 import { runNode } from './support/node-process'
+import { exampleResourcesApp } from './support/example-resources-app'
+import { stampCreation } from '../example/hooks/audit'
 
 /**
  * Clients in a process of their own that read `count` exports of `url` as fast as they come: prints
@@ -60,6 +65,100 @@ forEachDatabase("Event loop: CSV exports to fast clients leave room for other us
       for (const [, , , lines] of exports) assert.equal(lines, total + 1, 'every export is complete')
     } finally {
       await readers.stop()
+    }
+  })
+})
+
+/**
+ * Another process writing to the same SQLite file: it holds the write lock (`BEGIN IMMEDIATE`) from the start
+ * and commits after `argv[2]` ms, or when it is stopped.
+ */
+const LOCK_HOLDER = `
+  const Database = require('better-sqlite3')
+  const db = new Database(process.argv[1])
+  db.exec('BEGIN IMMEDIATE')
+  console.log('locked')
+  const commit = () => { db.exec('COMMIT'); console.log('released') }
+  if (process.argv[2]) setTimeout(commit, Number(process.argv[2]))
+  else setInterval(() => {}, 60000)
+`
+
+/**
+ * better-sqlite3's busy timeout sleeps on the event loop: a write waiting for another process's lock froze
+ * the whole server for the 5 s it waited.
+ */
+describe("Event loop: a SQLite write waiting for another process's lock [sqlite]", function () {
+  const busyTimeout = 2000
+  let directory: string
+  let file: string
+  let server: TestServer
+  let id: number
+
+  before(async function () {
+    directory = mkdtempSync(join(tmpdir(), 'fq-lock-'))
+    file = join(directory, 'app.sqlite')
+    const factory = exampleResourcesApp({ quietErrors: true, plugin: { sqlite: { busyTimeout } } })
+    server = await startServer('sqlite', async () => {
+      const started = await factory(`sqlite:${file}`)
+      started.app.service('todo-items').hooks({ before: { create: [stampCreation] } })
+      return started
+    })
+    ;[id] = await seedTodoItems(server.db, [{ title: 'existing' }])
+  })
+
+  after(async () => {
+    await server?.close()
+    rmSync(directory, { recursive: true, force: true })
+  })
+
+  const rows = async () => Number((await server.db('todo_items').count({ n: '*' }))[0].n)
+
+  it('serves reads and /openapi.json while a write waits, a 503 after busyTimeout', async function () {
+    this.timeout(30000)
+    const before = await rows()
+    const holder = runNode(LOCK_HOLDER, [file])
+    try {
+      await holder.waitFor((lines) => lines.includes('locked'))
+      const sent = Date.now()
+      const write = server.http('POST', '/todo-items', { title: 'waits for the lock' }).then((response) => ({
+        response,
+        at: Date.now()
+      }))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const answered: Array<[string, number]> = []
+      for (const path of ['/openapi.json', `/todo-items/${id}`]) {
+        const response = await server.http('GET', path)
+        assert.equal(response.status, 200, path)
+        answered.push([path, Date.now()])
+      }
+      const { response, at } = await write
+      assert.equal(response.status, 503, response.text)
+      assert.equal(response.body.name, 'Unavailable')
+      // Generous: these take milliseconds; the driver's own wait held them until the write gave up.
+      for (const [path, time] of answered) {
+        assert.ok(time < at - 1000, `${path} was answered ${at - time} ms before the waiting write`)
+      }
+      const waited = at - sent
+      assert.ok(waited >= busyTimeout - 100 && waited < busyTimeout + 3000, `answered after ${waited} ms`)
+    } finally {
+      await holder.stop()
+    }
+    assert.equal(await rows(), before, 'nothing written')
+  })
+
+  it('lets a waiting write through once the other process commits', async function () {
+    this.timeout(30000)
+    const holder = runNode(LOCK_HOLDER, [file, '500'])
+    try {
+      await holder.waitFor((lines) => lines.includes('locked'))
+      const sent = Date.now()
+      const response = await server.http('POST', '/todo-items', { title: 'written after the wait' })
+      assert.equal(response.status, 201, response.text)
+      assert.ok(Date.now() - sent >= 300, 'the write waited for the other process to commit')
+      const written = await server.http('GET', `/todo-items/${response.body.id}`)
+      assert.equal(written.body.title, 'written after the wait')
+    } finally {
+      await holder.stop()
     }
   })
 })
