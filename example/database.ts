@@ -24,6 +24,8 @@ export function knexConfig(url: string): Knex.Config {
         idleTimeoutMillis: Number.MAX_SAFE_INTEGER,
         afterCreate: (connection: { pragma(sql: string): unknown }, done: (error: Error | null) => void) => {
           connection.pragma('foreign_keys = ON')
+          // Readers never wait for a writer, even one in another process. (Writers' waits for each other's
+          // lock are the plugin's: `feathersQuery({ sqlite: { busyTimeout } })`.)
           connection.pragma('journal_mode = WAL')
           done(null)
         }

@@ -8,6 +8,7 @@ import { ResourceService, resourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { shareTransaction, transactional } from './service/transaction'
 import { reuseStatementsOf } from './service/statement-cache'
+import { waitForLocksAsynchronously, type SqliteOptions } from './service/sqlite-locks'
 import { restRouter } from './rest/router'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import { openApiDocument } from './openapi/document'
@@ -28,6 +29,8 @@ export interface FeathersQueryOptions {
   graphql?: GraphqlOptions | false
   /** The OpenAPI document of the REST surface (at `/openapi.json` unless configured); `false` leaves it out. */
   openapi?: OpenApiOptions | false
+  /** SQLite through better-sqlite3: how long a write waits for another process's lock. */
+  sqlite?: SqliteOptions
 }
 
 /** The methods clients may call: the standard ones an endpoint is not disabled for, and `aggregate`. */
@@ -52,6 +55,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
     reuseStatementsOf(options.Model)
+    waitForLocksAsynchronously(options.Model, options.sqlite)
     const inTransaction = transactional(options.Model)
     // Hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write.
     app.hooks({ around: { all: [shareTransaction(options.Model)] } })

@@ -64,6 +64,24 @@ describe('Configuration mistakes are reported at start-up', () => {
       'defaultSort on an unknown field',
       configure(defineResource({ ...parent, name: 'Sorted', basePath: 'sorted', query: { defaultSort: [{ field: 'nope', direction: 'ASC' }] } })),
       /Sorted: query\.defaultSort names unknown field "nope"/
+    ],
+    [
+      'an export batch size that is not a positive integer',
+      configure(defineResource({ ...parent, name: 'Batched', basePath: 'batched', export: { batchSize: 0 } })),
+      /Batched: export\.batchSize must be a positive integer/
+    ],
+    [
+      'an export batch time limit that is not a positive number',
+      configure(defineResource({ ...parent, name: 'Timed', basePath: 'timed', export: { maxBatchMilliseconds: -1 } })),
+      /Timed: export\.maxBatchMilliseconds must be a positive number/
+    ],
+    [
+      'a negative SQLite busy timeout',
+      () => {
+        const options = { Model: db, resources: [parent], sqlite: { busyTimeout: -1 } }
+        return koa(feathers()).configure(feathersQuery(options))
+      },
+      /sqlite\.busyTimeout must be a number of milliseconds, 0 or more/
     ]
   ]
 

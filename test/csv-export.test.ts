@@ -2,6 +2,9 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import { forEachDatabase } from './support/server'
 import { clearTables, seedTodoItems } from './support/seed'
+import { exampleResourcesApp } from './support/example-resources-app'
+import { todoItemResource } from '../example/resources/todo-item'
+import { subTaskResource } from '../example/resources/sub-task'
 
 const HEADER = '"id","title","description","completed","created","updated","age","priority"\n'
 
@@ -91,6 +94,45 @@ forEachDatabase('CSV export: volume', (env) => {
     assert.equal(lines[total].split(',')[1], `"Item ${total - 1}"`)
   })
 })
+
+/**
+ * TodoItem read 100 rows at a time, with a time limit no read can keep: on SQLite, whose reads block the
+ * event loop, every batch is half the one before (down to one row); on MariaDB, whose reads do not block,
+ * batches keep their size.
+ */
+const smallBatches = exampleResourcesApp({
+  plugin: {
+    resources: [
+      { ...todoItemResource, export: { batchSize: 100, maxBatchMilliseconds: 0.001 } },
+      subTaskResource
+    ]
+  }
+})
+
+forEachDatabase(
+  'CSV export: batches',
+  (env) => {
+    const total = 450
+
+    it('reads batchSize rows at a time, fewer where a read blocks for longer than the limit', async () => {
+      const items = Array.from({ length: total }, (_, index) => ({ title: `Item ${index}` }))
+      await seedTodoItems(env.server.db, items)
+      let response: Awaited<ReturnType<typeof env.server.http>> | undefined
+      const statements = await env.server.recordStatements(async () => {
+        response = await env.server.http('GET', '/todo-items/export')
+      })
+      const reads = statements.filter((sql) => /^select/i.test(sql)).length
+      if (env.server.database === 'sqlite') assert.ok(reads > 100, `${reads} reads`)
+      else assert.equal(reads, Math.ceil(total / 100))
+      const lines = response!.text.trim().split('\n').slice(1)
+      assert.deepEqual(
+        lines.map((line) => line.split(',')[1]),
+        Array.from({ length: total }, (_, index) => `"Item ${index}"`)
+      )
+    })
+  },
+  smallBatches
+)
 
 forEachDatabase('CSV export: back-pressure and disconnects', (env) => {
   const total = 50_000

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
+import knex, { type Knex } from 'knex'
 import { createApp } from '../example/app'
 import { startServer, type TestServer } from './support/server'
 import { databaseNames } from './support/databases'
 import { seedTodoItems } from './support/seed'
 import { TcpProxy } from './support/tcp-proxy'
+import { exampleResourcesApp } from './support/example-resources-app'
 
 /**
  * The database goes away while the server runs, then comes back. Only a networked database can go away,
@@ -69,5 +71,68 @@ describe('Database faults [mysql]', function () {
     const list = await server.http('GET', '/todo-items')
     assert.deepEqual(list.body.nodes.map((node: { title: string }) => node.title), ['survivor'])
     assert.equal((await server.http('POST', '/todo-items', { title: 'back' })).status, 201)
+  })
+})
+
+/**
+ * The database ends a request's query (`KILL QUERY`) or its whole connection (`KILL`), as an administrator or
+ * a watchdog does: the request is a 503 to retry, never a 500, and the pool serves on with new connections.
+ */
+describe('Database faults: killed queries and connections [mysql]', function () {
+  let server: TestServer
+  let admin: Knex
+  let id: number
+
+  before(async function () {
+    if (!databaseNames.includes('mysql')) this.skip()
+    server = await startServer('mysql', exampleResourcesApp({ quietErrors: true }))
+    admin = knex({ client: 'mysql2', connection: process.env.MYSQL_URL })
+    ;[id] = await seedTodoItems(server.db, [{ title: 'contended' }])
+  })
+
+  after(async () => {
+    await admin?.destroy()
+    await server?.close()
+  })
+
+  const database = () => (server.db.client.config.connection as { database: string }).database
+
+  /** The server threads of the app's connections, with the statement each is running. */
+  async function threads(): Promise<Array<{ ID: number; INFO: string | null }>> {
+    const sql = 'SELECT ID, INFO FROM information_schema.PROCESSLIST WHERE DB = ?'
+    const [rows] = await admin.raw(sql, [database()])
+    return rows
+  }
+
+  it('answers 503 when the query or the connection of a waiting write is killed, and serves on', async () => {
+    for (const kill of ['KILL QUERY', 'KILL']) {
+      // A row lock held elsewhere keeps the update waiting, so it can be killed while it runs.
+      const holder = await admin.transaction()
+      await holder.raw('SELECT id FROM ??.todo_items WHERE id = ? FOR UPDATE', [database(), id])
+      const write = server.http('PATCH', `/todo-items/${id}`, { title: 'blocked' })
+      let waiting: { ID: number } | undefined
+      for (let attempt = 0; attempt < 100 && !waiting; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        waiting = (await threads()).find((thread) => /^update/i.test(thread.INFO ?? ''))
+      }
+      assert.ok(waiting, 'the update waits for the row lock')
+      await admin.raw(`${kill} ${Number(waiting.ID)}`)
+      const response = await write
+      await holder.rollback()
+      assert.equal(response.status, 503, `${kill}: ${response.text}`)
+      assert.equal(response.body.name, 'Unavailable')
+      assert.equal((await server.http('GET', `/todo-items/${id}`)).status, 200, `served again after ${kill}`)
+    }
+  })
+
+  it('answers 503 or serves, never 500, when idle pooled connections are killed', async () => {
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([1, 2, 3].map(() => server.http('GET', `/todo-items/${id}`)))
+      const killed = (await threads()).map((thread) => admin.raw(`KILL ${Number(thread.ID)}`).catch(() => {}))
+      const responses = await Promise.all([1, 2, 3].map(() => server.http('GET', `/todo-items/${id}`)))
+      await Promise.all(killed)
+      for (const response of responses) assert.ok([200, 503].includes(response.status), response.text)
+    }
+    assert.equal((await server.http('GET', `/todo-items/${id}`)).status, 200)
   })
 })

@@ -4,7 +4,14 @@ import { koa } from '@feathersjs/koa'
 import { Type } from '@sinclair/typebox'
 import { printSchema } from 'graphql'
 import knex from 'knex'
-import { ConfigurationError, defineResource, feathersQuery, FilterableField, IDField } from '../src'
+import {
+  ConfigurationError,
+  defineResource,
+  feathersQuery,
+  FilterableField,
+  IDField,
+  type ResourceService
+} from '../src'
 import { createAggregateFixtureApp } from './support/aggregate-fixture-app'
 import { forEachDatabase } from './support/server'
 import { codes, graphql } from './support/graphql'
@@ -90,15 +97,16 @@ forEachDatabase(
     it('types each member after the fields: own types, Float sums, no booleans in min/max', () => {
       for (const expected of [
         'type BookAggregateResponse { groupBy: BookAggregateGroupBy count: BookCountAggregate sum: BookSumAggregate avg: BookAvgAggregate min: BookMinAggregate max: BookMaxAggregate }',
-        'type BookAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published( by: GroupBy = DAY ): DateTime available: Boolean tenant: String shelf: String }',
+        'type BookAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published( by: GroupBy = DAY ): DateTime available: Boolean shelf: String }',
         'type BookCountAggregate { id: Int libraryId: Int title: Int pages: Int price: Int published: Int available: Int tenant: Int }',
         'type BookSumAggregate { id: Float libraryId: Float pages: Float price: Float }',
         'type BookAvgAggregate { id: Float libraryId: Float pages: Float price: Float }',
-        'type BookMinAggregate { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime tenant: String }',
-        'type BookMaxAggregate { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime tenant: String }',
+        'type BookMinAggregate { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime }',
+        'type BookMaxAggregate { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime }',
+        // A filterOnly field (tenant) is counted, never returned: no group key, min or max of it.
         // Relation group keys have no `by`, as in nestjs-query.
-        'type LibraryBooksAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime available: Boolean tenant: String shelf: String }',
-        'type LibraryBooksMinAggregate { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime tenant: String }',
+        'type LibraryBooksAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime available: Boolean shelf: String }',
+        'type LibraryBooksMinAggregate { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime }',
         // No numeric field (a string id): no sum, no avg.
         'type TagAggregateResponse { groupBy: TagAggregateGroupBy count: TagCountAggregate min: TagMinAggregate max: TagMaxAggregate }',
         'type TagMinAggregate { id: ID label: String }',
@@ -180,6 +188,39 @@ forEachDatabase(
       )
       const anonymous = await graphql(env.server, document)
       assert.deepEqual(codes(anonymous), ['UNAUTHENTICATED'])
+    })
+
+    it('never returns a filterOnly field: no group key, min, max, sum or avg, only its count', async () => {
+      for (const document of [
+        '{ bookAggregate { groupBy { tenant } count { id } } }',
+        '{ bookAggregate { min { tenant } } }',
+        '{ bookAggregate { max { tenant } } }',
+        '{ libraries { edges { node { booksAggregate { groupBy { tenant } } } } } }'
+      ]) {
+        const response = await graphql(env.server, document, undefined, ACME)
+        assert.deepEqual(codes(response), ['GRAPHQL_VALIDATION_FAILED'], document)
+      }
+      const counted = await graphql(env.server, '{ bookAggregate { count { tenant } } }', undefined, ACME)
+      assert.deepEqual(counted.data, { bookAggregate: [{ count: { tenant: 4 } }] })
+
+      // The service's own check, for calls that do not come through the GraphQL schema.
+      const service = env.server.app.service('books') as unknown as ResourceService
+      const request = {
+        groupBy: [{ field: 'tenant' }],
+        min: ['tenant'],
+        max: ['tenant'],
+        sum: ['tenant'],
+        avg: ['tenant']
+      }
+      await assert.rejects(service.aggregate(request, { headers: ACME }), (error: any) => {
+        assert.equal(error.code, 400)
+        assert.deepEqual(
+          error.errors.map((entry: { field: string }) => entry.field),
+          ['groupBy.0.field', 'sum.0', 'avg.0', 'min.0', 'max.0']
+        )
+        assert.match(error.errors[0].message, /filterOnly/)
+        return true
+      })
     })
 
     it('requires the aggregate filter when a field is filterRequired, with an operator', async () => {

@@ -36,18 +36,26 @@ export interface AggregatePlan {
   partition?: GroupColumn
 }
 
-/** Why a function does not apply to a field, or undefined when it does. */
-function unsupported(fn: AggregateFunction, field: ResolvedField): string | undefined {
+const FILTER_ONLY = 'is filterOnly: it can be filtered on, never read'
+
+/**
+ * Why a function does not apply to a field, or undefined when it does. `count` of a filterOnly field is
+ * allowed (how many records have a value, which a filter on `is: null` tells as well); the other functions
+ * return values, which a filterOnly field never gives away.
+ */
+export function unsupported(fn: AggregateFunction, field: ResolvedField): string | undefined {
   // The spec: non-filterable fields are absent from aggregates (groupBy-only audit columns included).
   if (!field.filterable) return `${field.name} cannot be aggregated`
+  if (fn !== 'count' && field.filterOnly) return `${field.name} ${FILTER_ONLY}`
   if ((fn === 'sum' || fn === 'avg') && !isNumericKind(field.kind))
     return `${fn} applies to numeric fields only`
   if ((fn === 'min' || fn === 'max') && field.kind === 'boolean') return `${fn} does not apply to booleans`
   return undefined
 }
 
-function groupable(field: ResolvedField) {
-  return field.filterable || field.groupable
+/** Group keys are returned with each group: filterable and groupBy fields, never filterOnly ones. */
+export function groupable(field: ResolvedField) {
+  return (field.filterable || field.groupable) && !field.filterOnly && !field.computed
 }
 
 /** Collects every problem of one request, so that the 400 names each offending entry (`sum.0`, ...). */
@@ -72,6 +80,7 @@ class RequestChecker {
 
   groupField(name: unknown, path: string) {
     const field = this.field(name, path)
+    if (field?.filterOnly) return this.problem(path, `${field.name} ${FILTER_ONLY}`)
     if (field && !groupable(field)) return this.problem(path, `${field.name} cannot be grouped by`)
     return field
   }

@@ -6,9 +6,9 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLOutputType
 } from 'graphql'
-import { isNumericKind } from '../resource/field-kind'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
-import { DATE_BUCKETS } from '../query/model'
+import { DATE_BUCKETS, type AggregateFunction } from '../query/model'
+import { groupable, unsupported } from '../aggregate/plan'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './types'
 
@@ -26,14 +26,9 @@ export function groupByBucketType(types: GraphqlTypes) {
   )
 }
 
-/** Stored fields that aggregates may use: the filterable ones (filterOnly included). */
-function aggregatedFields(resource: ResolvedResource) {
-  return resource.fields.filter((field) => field.filterable && !field.computed)
-}
-
-/** Group keys: the filterable fields plus those offered for grouping only (audit columns). */
-function groupFields(resource: ResolvedResource) {
-  return resource.fields.filter((field) => (field.filterable || field.groupable) && !field.computed)
+/** The fields `fn` applies to, as the service's aggregate check decides (filterOnly ones only counted). */
+function fieldsFor(resource: ResolvedResource, fn: AggregateFunction) {
+  return resource.fields.filter((field) => !unsupported(fn, field))
 }
 
 /** An object type of nullable fields, one per field, each of the type `typeOf` gives. */
@@ -64,7 +59,7 @@ function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: A
   const name = `${options.prefix}AggregateGroupBy`
   return types.named(name, () => {
     const fields: GraphQLFieldConfigMap<unknown, unknown> = {}
-    for (const field of groupFields(resource)) {
+    for (const field of resource.fields.filter(groupable)) {
       fields[field.name] = { type: fieldScalar(types, field), description: field.description }
       if (field.kind === 'date' && options.dateBuckets) {
         fields[field.name].args = {
@@ -84,7 +79,7 @@ function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: A
  * `<Prefix>AggregateResponse {groupBy count sum avg min max}`, all nullable and selected by the client:
  * count of every filterable field (non-null values, Int), sum and avg of the numeric ones (Float; left out
  * when there are none), min and max of all but booleans (the field's own type), groupBy keys with their own
- * type. The shapes and names of nestjs-query.
+ * type; filterOnly fields only in count, as they give no value away. The shapes and names of nestjs-query.
  */
 export function aggregateResponseType(
   types: GraphqlTypes,
@@ -94,9 +89,8 @@ export function aggregateResponseType(
   const { prefix } = options
   const name = `${prefix}AggregateResponse`
   return types.named(name, () => {
-    const fields = aggregatedFields(resource)
-    const numeric = fields.filter((field) => isNumericKind(field.kind))
-    const ordered = fields.filter((field) => field.kind !== 'boolean')
+    const numeric = fieldsFor(resource, 'sum')
+    const ordered = fieldsFor(resource, 'min')
     const own = (field: ResolvedField) => fieldScalar(types, field)
     const members: GraphQLFieldConfigMap<unknown, unknown> = {
       groupBy: {
@@ -104,7 +98,7 @@ export function aggregateResponseType(
         description: 'The group of this entry: selecting fields here groups by them.'
       },
       count: {
-        type: membersType(`${prefix}CountAggregate`, fields, () => GraphQLInt),
+        type: membersType(`${prefix}CountAggregate`, fieldsFor(resource, 'count'), () => GraphQLInt),
         description: 'Number of non-null values.'
       }
     }

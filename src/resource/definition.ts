@@ -97,6 +97,13 @@ export interface ExportOptions {
   disabled?: boolean
   /** Stop after this many rows (no cap by default). */
   maxRows?: number
+  /** Rows read per statement (default 1000). */
+  batchSize?: number
+  /**
+   * On SQLite (better-sqlite3 reads on the event loop), a batch whose read takes longer makes the next one
+   * half as large, so that other requests wait no longer than this for one export (default 50 ms).
+   */
+  maxBatchMilliseconds?: number
   description?: string
 }
 

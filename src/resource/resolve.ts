@@ -24,6 +24,8 @@ export interface ResolvedField {
   /** Exposed in filters, sorting and aggregates. */
   filterable: boolean
   filterRequired: boolean
+  /** Filtered and sorted on, never read back: left out of records and of aggregates' values and groups. */
+  filterOnly: boolean
   /** Part of serialized records (REST, CSV, GraphQL object type). */
   serialized: boolean
   /** Stored for the server's own use (audit columns): neither serialized nor writable by clients. */
@@ -81,7 +83,18 @@ export interface ResolvedResource {
   many: ResolvedManyRelation[]
   one: ResolvedOneRelation[]
   aggregateEnabled: boolean
+  /** How the CSV export reads: `export.batchSize` and `export.maxBatchMilliseconds` with their defaults. */
+  exportBatches: ReadBatches
 }
+
+export interface ReadBatches {
+  /** Rows read per statement at most. */
+  size: number
+  /** On a driver that reads synchronously, a read taking longer than this makes the next batch smaller. */
+  maxMilliseconds: number
+}
+
+const DEFAULT_EXPORT_BATCHES: ReadBatches = { size: 1000, maxMilliseconds: 50 }
 
 export const DEFAULT_MAX_RESULTS_SIZE = 50
 
@@ -133,6 +146,7 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
       nullable: annotation.nullable || !required.has(name),
       filterable: annotation.role !== 'plain',
       filterRequired: annotation.filterRequired,
+      filterOnly: annotation.filterOnly,
       serialized: !annotation.filterOnly && !annotation.hidden,
       hidden: annotation.hidden,
       groupable: annotation.groupBy,
@@ -162,6 +176,18 @@ function resolveQueryOptions(definition: ResourceDefinition): ResolvedQueryOptio
     enableSearch: query.enableSearch === true,
     disableFilter: query.disableFilter === true
   }
+}
+
+function resolveExportBatches(definition: ResourceDefinition): ReadBatches {
+  const { size, maxMilliseconds } = DEFAULT_EXPORT_BATCHES
+  const { batchSize = size, maxBatchMilliseconds = maxMilliseconds } = definition.export ?? {}
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new ConfigurationError(`${definition.name}: export.batchSize must be a positive integer`)
+  }
+  if (!(maxBatchMilliseconds > 0)) {
+    throw new ConfigurationError(`${definition.name}: export.maxBatchMilliseconds must be a positive number`)
+  }
+  return { size: batchSize, maxMilliseconds: maxBatchMilliseconds }
 }
 
 /** Resolves one definition on its own; relations are linked by `resolveResources`. */
@@ -198,7 +224,8 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
       : undefined,
     many: [],
     one: [],
-    aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true
+    aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true,
+    exportBatches: resolveExportBatches(definition)
   }
   for (const sort of resource.query.defaultSort) {
     storedField(resource, sort.field, 'query.defaultSort')

@@ -1,6 +1,6 @@
 import { FeathersError, GeneralError, convert } from '@feathersjs/errors'
 import type { Context, Next } from 'koa'
-import { UnsupportedMediaType } from './request-body'
+import { undecodableBody, UnsupportedMediaType } from './request-body'
 import { graphqlCodeOf } from '../graphql/errors'
 import type { FeathersQueryState } from '../declarations'
 
@@ -49,9 +49,8 @@ export function errorHandler(log: ErrorLogger = (error) => console.error(error))
         throw convert({ name: 'NotFound', message: `Path ${ctx.path} not found`, code: 404 })
       }
     } catch (raw) {
-      let error: FeathersError
-      if (raw instanceof FeathersError) error = raw
-      else error = fromHttpError(raw as object) ?? new GeneralError('Internal server error')
+      let error = raw instanceof FeathersError ? raw : fromHttpError(raw as object)
+      error ??= undecodableBody(raw, ctx) ?? new GeneralError('Internal server error')
       if (error.code >= 500) log((raw as { cause?: unknown })?.cause ?? raw, ctx)
       ctx.status = error.code
       ctx.body = isGraphqlRequest(ctx) ? graphqlBody(error) : error.toJSON()

@@ -1,5 +1,6 @@
 import { BadRequest, FeathersError } from '@feathersjs/errors'
 import type { Context } from 'koa'
+import { badInput } from '../errors'
 
 /** 415: the body is not JSON, so nothing in it can be trusted to mean what the client intended. */
 export class UnsupportedMediaType extends FeathersError {
@@ -17,4 +18,21 @@ export function requireJsonObject(ctx: Context) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new BadRequest('The JSON body must be an object')
   }
+}
+
+/** zlib's and brotli's decoding failures, as Node codes them: Z_DATA_ERROR, Z_BUF_ERROR, ERR__ERROR_… */
+const DECODING_FAILURE = /^(Z_|ERR__ERROR_)/
+
+/**
+ * The body parser inflates a body by its Content-Encoding (gzip, deflate, br; others are its 415), counting
+ * its size limit after inflating. A body that is not what the header says (plain JSON sent as gzip, a stream
+ * cut short) makes zlib fail: the client's mistake, a 400 naming the header rather than a 500.
+ */
+export function undecodableBody(error: unknown, ctx: Context) {
+  const code = (error as { code?: unknown })?.code
+  const encoding = ctx.get('content-encoding')
+  if (!encoding || typeof code !== 'string' || !DECODING_FAILURE.test(code)) return undefined
+  const summary = `The request body is not valid ${encoding} data`
+  const message = `does not match the body: send it compressed as ${encoding}, or leave the header out`
+  return badInput([{ field: 'headers.content-encoding', message }], summary)
 }

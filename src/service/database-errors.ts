@@ -3,12 +3,17 @@ import { BadRequest, Conflict, FeathersError, GeneralError, Unavailable } from '
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
+  'EPIPE',
   'ETIMEDOUT',
   'EHOSTUNREACH',
   'ENOTFOUND',
   'PROTOCOL_CONNECTION_LOST',
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CON_COUNT_ERROR',
+  // The server ended the statement (KILL QUERY, MySQL's max_execution_time) or is shutting down.
+  'ER_QUERY_INTERRUPTED',
+  'ER_QUERY_TIMEOUT',
+  'ER_SERVER_SHUTDOWN',
   'SQLITE_BUSY',
   'SQLITE_LOCKED'
 ])
@@ -51,15 +56,27 @@ function columnOf(message: string) {
 }
 
 /**
- * Turns a driver error into a Feathers error: an unreachable or busy database is a 503 the client may retry,
- * a violated constraint is the client's 400/409, a deadlock between concurrent writes a 409 to retry,
- * anything else is our bug (500) and keeps its message out of the response.
+ * An error of the database driver: it has a code (`ER_DUP_ENTRY`, `SQLITE_BUSY`, `ECONNRESET`) or, from
+ * mysql2, is `fatal` (the connection is unusable; "Can't add new command when connection is in closed state"
+ * has no code).
+ */
+export function isDriverError(error: unknown) {
+  if (error instanceof FeathersError) return false
+  const { code, fatal } = (error ?? {}) as { code?: unknown; fatal?: unknown }
+  return typeof code === 'string' || fatal === true
+}
+
+/**
+ * Turns a driver error into a Feathers error: an unreachable or busy database, a lost connection or a
+ * statement the server ended is a 503 the client may retry, a violated constraint is the client's 400/409,
+ * a deadlock between concurrent writes a 409 to retry, anything else is our bug (500) and keeps its message
+ * out of the response.
  */
 export function databaseError(error: unknown): FeathersError {
   if (error instanceof FeathersError) return error
-  const { code, message } = (error ?? {}) as { code?: string; message?: string }
+  const { code, message, fatal } = (error ?? {}) as { code?: string; message?: string; fatal?: boolean }
   const name = (error as Error)?.name
-  if ((code && UNAVAILABLE_CODES.has(code)) || name === 'KnexTimeoutError') {
+  if ((code && UNAVAILABLE_CODES.has(code)) || fatal === true || name === 'KnexTimeoutError') {
     return new Unavailable('The database is unavailable, please retry')
   }
   if (code && CONFLICT_CODES.has(code)) return new Conflict('A record with the same unique value exists')

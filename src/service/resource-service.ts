@@ -13,7 +13,7 @@ import {
   type ParsedFilter,
   type SqlTarget
 } from '../query/compile-filter'
-import { orderKey, orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
+import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'
 import { dialectOf } from '../query/dialect'
 import type {
   AggregateRequest,
@@ -39,6 +39,7 @@ import { FeathersQueryParser, type FeathersRequest } from '../feathers/query-syn
 import { writableFields } from '../resource/input-schemas'
 import { pageSizes } from '../resource/resolve'
 import { REST_DEFAULT_RESULT_SIZE } from '../rest/collection-query'
+import { keysetStream } from './keyset-stream'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -81,7 +82,6 @@ export const DEFAULT_MAX_MULTI = 100
 
 const ROW_NUMBER = '__row_number'
 const PARTITION_TOTAL = '__partition_total'
-const STREAM_BATCH = 1000
 
 /**
  * A Feathers service over one resource's table. Every method reads `params.query` in the query model and
@@ -352,25 +352,9 @@ export class ResourceService {
     return { data, skip: offset, partitions }
   }
 
-  /**
-   * Every matching record in order, read in keyset batches: the next batch is fetched only when the consumer
-   * has taken the previous one (back-pressure), no connection is held between batches, and destroying the
-   * stream stops the reads. (Knex's own stream() buffers the whole result on SQLite.)
-   */
+  /** Every matching record in order, in keyset batches that leave the event loop to others in between. */
   private stream(builder: Knex.QueryBuilder, terms: SortTerm[], decode: (row: ResourceRecord) => ResourceRecord): Readable {
-    const order = orderSql(terms)
-    async function* batches() {
-      let last: ResourceRecord | undefined
-      for (;;) {
-        const batch = builder.clone()
-        if (last) whereAfter(batch, terms, last)
-        const rows: ResourceRecord[] = await runQuery(batch.orderByRaw(order.sql, order.bindings).limit(STREAM_BATCH))
-        for (const row of rows) yield decode(row)
-        if (rows.length < STREAM_BATCH) return
-        last = rows[rows.length - 1]
-      }
-    }
-    return Readable.from(batches(), { objectMode: true, highWaterMark: STREAM_BATCH })
+    return keysetStream(builder, terms, decode, this.resource.exportBatches)
   }
 
   /**

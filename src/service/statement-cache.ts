@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { betterSqliteClient, setUpEachConnection } from './sqlite-client'
 
 interface PreparingConnection {
   prepare(sql: string): unknown
@@ -52,13 +53,6 @@ export function reusePreparedStatements(connection: PreparingConnection) {
  * reuses its prepared statements. Other drivers are left as they are: mysql2 sends knex's queries as text.
  */
 export function reuseStatementsOf(db: Knex) {
-  const client = db.client as Knex.Client & { driverName?: string; acquireConnection(): Promise<unknown> }
-  if (client.driverName !== 'better-sqlite3' || caching.has(client)) return
-  caching.add(client)
-  const acquire = client.acquireConnection.bind(client)
-  client.acquireConnection = async () => {
-    const connection = await acquire()
-    reusePreparedStatements(connection as PreparingConnection)
-    return connection
-  }
+  const client = betterSqliteClient(db)
+  if (client) setUpEachConnection(client, reusePreparedStatements)
 }

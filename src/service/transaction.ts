@@ -1,8 +1,7 @@
 import type { HookContext, NextFunction } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { FeathersError } from '@feathersjs/errors'
-import { databaseError } from './database-errors'
+import { databaseError, isDriverError } from './database-errors'
 
 interface Ambient {
   knex: Knex
@@ -30,30 +29,39 @@ export function transactional(knex: Knex) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return async (context: HookContext<any, any>, next: NextFunction) => {
     if (context.params.transaction?.trx || ambientTransaction(knex)) return next()
+    let chainFailure: { error: unknown } | undefined
     await runTransaction(
       knex.transaction((trx) =>
         ambient.run({ knex, trx }, async () => {
           context.params = { ...context.params, transaction: { trx } }
-          await next()
+          await next().catch((error: unknown) => {
+            chainFailure = { error }
+            throw error
+          })
           // The transaction is this hook's; it must not leak to whoever reads the context afterwards.
           const { transaction: _transaction, ...params } = context.params
           context.params = params
         })
-      )
+      ),
+      () => chainFailure
     )
   }
 }
 
 /**
- * What the chain threw stays as it is (Feathers errors, an application hook's TypeError); only a failure of
- * the transaction itself (begin, commit) is a database error.
+ * What the chain threw is the answer, even when the ROLLBACK failed too (on a lost connection) and knex
+ * reports that instead. Feathers errors and an application hook's TypeError stay as they are; a driver's
+ * error (of a hook's statement, or of the transaction itself: begin, commit) is a database error.
  */
-async function runTransaction(transaction: Promise<unknown>) {
+async function runTransaction(
+  transaction: Promise<unknown>,
+  chainFailure: () => { error: unknown } | undefined
+) {
   try {
     await transaction
   } catch (error) {
-    const fromDriver = !(error instanceof FeathersError) && typeof (error as { code?: unknown })?.code === 'string'
-    throw fromDriver ? databaseError(error) : error
+    const failure = chainFailure() ?? { error }
+    throw isDriverError(failure.error) ? databaseError(failure.error) : failure.error
   }
 }
 

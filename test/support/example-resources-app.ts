@@ -1,7 +1,7 @@
 import { feathers } from '@feathersjs/feathers'
 import { bodyParser, koa } from '@feathersjs/koa'
 import knex from 'knex'
-import { errorHandler, feathersQuery, type GraphqlOptions } from '../../src'
+import { errorHandler, feathersQuery, type FeathersQueryOptions, type GraphqlOptions } from '../../src'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 import { todoItemResource } from '../../example/resources/todo-item'
@@ -10,12 +10,14 @@ import type { AppFactory } from './server'
 
 /**
  * The example's resources in an app of their own, for tests of plugin options: the bare middleware, the
- * GraphQL options and body parser limits given, no application hooks.
+ * GraphQL options, body parser limits and other plugin options given, no application hooks.
  */
 export function exampleResourcesApp(options: {
   graphql?: GraphqlOptions
   bodyParser?: Parameters<typeof bodyParser>[0]
   quietErrors?: boolean
+  /** Plugin options besides the knex instance; `resources` replaces the example's own. */
+  plugin?: Partial<Omit<FeathersQueryOptions, 'Model'>>
 }): AppFactory {
   return async (databaseUrl) => {
     const db = knex(knexConfig(databaseUrl))
@@ -23,7 +25,14 @@ export function exampleResourcesApp(options: {
     const app = koa(feathers())
     app.use(options.quietErrors ? errorHandler(() => {}) : errorHandler())
     app.use(bodyParser(options.bodyParser))
-    app.configure(feathersQuery({ Model: db, resources: [todoItemResource, subTaskResource], graphql: options.graphql }))
+    app.configure(
+      feathersQuery({
+        Model: db,
+        resources: [todoItemResource, subTaskResource],
+        graphql: options.graphql,
+        ...options.plugin
+      })
+    )
     return { app, db }
   }
 }
