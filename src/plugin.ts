@@ -12,6 +12,7 @@ import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import { openApiDocument } from './openapi/document'
 import { openApiMiddleware, type OpenApiOptions } from './openapi/middleware'
 import type { FeathersQueryState } from './declarations'
+import type { QueryLimits } from './query/limits'
 import './declarations'
 
 const methodNotAllowed = () => new MethodNotAllowed('This method is not allowed on this path')
@@ -24,6 +25,8 @@ export interface FeathersQueryOptions {
   graphql?: GraphqlOptions | false
   /** The OpenAPI document of the REST surface (at `/openapi.json` unless configured); `false` leaves it out. */
   openapi?: OpenApiOptions | false
+  /** What one filter may hold, on every surface (see QueryLimits for the defaults). */
+  limits?: QueryLimits
 }
 
 const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
@@ -39,7 +42,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
     reuseStatementsOf(options.Model)
     const inTransaction = transactional(options.Model)
     for (const resource of resources) {
-      const service = new ResourceService(resource, { Model: options.Model })
+      const service = new ResourceService(resource, { Model: options.Model, limits: options.limits })
       app.use(resource.basePath, service, { methods: METHODS, events: [], resource })
       app.service(resource.basePath).hooks({
         around: { create: [inTransaction], patch: [inTransaction], remove: [inTransaction] },

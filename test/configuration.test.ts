@@ -64,6 +64,11 @@ describe('Configuration mistakes are reported at start-up', () => {
       'defaultSort on an unknown field',
       configure(defineResource({ ...parent, name: 'Sorted', basePath: 'sorted', query: { defaultSort: [{ field: 'nope', direction: 'ASC' }] } })),
       /Sorted: query\.defaultSort names unknown field "nope"/
+    ],
+    [
+      'a query limit that is not a positive integer',
+      () => koa(feathers()).configure(feathersQuery({ Model: db, resources: [parent], limits: { maxComparisons: 0 } })),
+      /limits\.maxComparisons must be a positive integer/
     ]
   ]
 

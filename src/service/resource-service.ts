@@ -15,6 +15,7 @@ import {
 } from '../query/compile-filter'
 import { orderKey, orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
 import { dialectOf } from '../query/dialect'
+import { resolveQueryLimits, type QueryLimits } from '../query/limits'
 import type {
   AggregateRequest,
   AggregateResponse,
@@ -55,6 +56,8 @@ export interface ResourceParams extends Params<ResourceQuery> {
 
 export interface ResourceServiceOptions {
   Model: Knex
+  /** What one filter may hold (see QueryLimits for the defaults). */
+  limits?: QueryLimits
 }
 
 const ROW_NUMBER = '__row_number'
@@ -74,6 +77,7 @@ export class ResourceService {
     this.Model = options.Model
     this.target = { resource, dialect: dialectOf(this.Model), table: resource.table }
     this.idColumn = qualified(this.target, resource.idField)
+    this.limits = resolveQueryLimits(options.limits)
   }
 
   private readonly target: SqlTarget
@@ -84,6 +88,7 @@ export class ResourceService {
   /** Statements compiled once per shape (reads by id, pages, counts); `null`: the shape cannot be. */
   private readonly statements = new BoundedCache<CompiledStatement | null>()
   private readonly idColumn: string
+  private readonly limits: Readonly<Required<QueryLimits>>
 
   /** The caller's transaction, the one the hook chain runs in, or the pool. */
   private knex(params: ResourceParams): Knex {
@@ -97,7 +102,8 @@ export class ResourceService {
 
   /** The records a call may see: its scope ANDed with `filter`, checked and encoded. */
   private visible(params: ResourceParams, filter: Filter | undefined): ParsedFilter {
-    return parseFilter(this.target, params.scope || filter ? andFilters(params.scope, filter) : undefined)
+    const scoped = params.scope || filter ? andFilters(params.scope, filter) : undefined
+    return parseFilter(this.target, scoped, this.limits)
   }
 
   /**

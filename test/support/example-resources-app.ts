@@ -1,7 +1,7 @@
 import { feathers } from '@feathersjs/feathers'
 import { bodyParser, koa } from '@feathersjs/koa'
 import knex from 'knex'
-import { errorHandler, feathersQuery, type GraphqlOptions } from '../../src'
+import { errorHandler, feathersQuery, type GraphqlOptions, type QueryLimits } from '../../src'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 import { todoItemResource } from '../../example/resources/todo-item'
@@ -10,10 +10,11 @@ import type { AppFactory } from './server'
 
 /**
  * The example's resources in an app of their own, for tests of plugin options: the bare middleware, the
- * GraphQL options and body parser limits given, no application hooks.
+ * GraphQL options, query limits and body parser limits given, no application hooks.
  */
 export function exampleResourcesApp(options: {
   graphql?: GraphqlOptions
+  limits?: QueryLimits
   bodyParser?: Parameters<typeof bodyParser>[0]
   quietErrors?: boolean
 }): AppFactory {
@@ -23,7 +24,8 @@ export function exampleResourcesApp(options: {
     const app = koa(feathers())
     app.use(options.quietErrors ? errorHandler(() => {}) : errorHandler())
     app.use(bodyParser(options.bodyParser))
-    app.configure(feathersQuery({ Model: db, resources: [todoItemResource, subTaskResource], graphql: options.graphql }))
+    const resources = [todoItemResource, subTaskResource]
+    app.configure(feathersQuery({ Model: db, resources, graphql: options.graphql, limits: options.limits }))
     return { app, db }
   }
 }
