@@ -141,9 +141,13 @@ class FilterParser {
     }
   }
 
-  private bind(field: ResolvedField, value: unknown, path: string) {
+  private encoded(field: ResolvedField, value: unknown, path: string) {
     if (value === null || value === undefined) throw badField(path, 'must not be null (use is: null)')
-    this.values.push(encodeValue(field, value, path))
+    return encodeValue(field, value, path)
+  }
+
+  private bind(field: ResolvedField, value: unknown, path: string) {
+    this.values.push(this.encoded(field, value, path))
   }
 
   private comparison(field: ResolvedField, operator: ComparisonOperator, value: unknown, path: string): Comparison {
@@ -188,8 +192,10 @@ class FilterParser {
         if (!Array.isArray(value)) throw badField(path, 'must be a list')
         if (value.length > maxListLength) throw badField(path, `must have at most ${maxListLength} values`)
         this.counted(value.length, path)
-        value.forEach((item, index) => this.bind(field, item, `${path}.${index}`))
-        this.key += `:${value.length}`
+        const members = value.map((item, index) => this.encoded(field, item, `${path}.${index}`))
+        this.values.push(...this.target.dialect.list.bind(members))
+        // The number of values bound, which the dialect keeps to a few lengths.
+        this.key += `:${this.values.length - first}`
         break
       case 'between':
       case 'notBetween': {
@@ -262,7 +268,7 @@ function applyComparison(
     case 'in':
     case 'notIn': {
       const values = bound.slice(first, first + comparison.count) as Knex.Value[]
-      return operator === 'in' ? builder.whereIn(column, values) : builder.whereNotIn(column, values)
+      return dialect.list.where(builder, column, values, operator === 'notIn')
     }
     case 'between':
     case 'notBetween': {
