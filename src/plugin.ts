@@ -12,7 +12,7 @@ import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import { openApiDocument } from './openapi/document'
 import { openApiMiddleware, type OpenApiOptions } from './openapi/middleware'
 import type { FeathersQueryState } from './declarations'
-import type { QueryLimits } from './query/limits'
+import { resolveQueryLimits, type QueryLimits } from './query/limits'
 import './declarations'
 
 const methodNotAllowed = () => new MethodNotAllowed('This method is not allowed on this path')
@@ -39,10 +39,11 @@ const METHODS = ['find', 'get', 'create', 'patch', 'remove', 'aggregate']
 export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
-    reuseStatementsOf(options.Model)
+    const limits = resolveQueryLimits(options.limits)
+    reuseStatementsOf(options.Model, limits.preparedStatementBytes)
     const inTransaction = transactional(options.Model)
     for (const resource of resources) {
-      const service = new ResourceService(resource, { Model: options.Model, limits: options.limits })
+      const service = new ResourceService(resource, { Model: options.Model, limits })
       app.use(resource.basePath, service, { methods: METHODS, events: [], resource })
       app.service(resource.basePath).hooks({
         around: { create: [inTransaction], patch: [inTransaction], remove: [inTransaction] },

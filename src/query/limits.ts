@@ -5,7 +5,8 @@ import { ConfigurationError } from '../errors'
  * hooks): the authorization filter, `defaultFilter` and a search hook's conditions count with the client's.
  * The defaults stay well below what every supported database runs (SQLite stops at an expression depth of
  * 1,000, 32,766 bound values and LIKE patterns of 50,000 bytes), so a filter is answered or refused with a
- * 400, never a database error. `feathersQuery({ limits })` changes them.
+ * 400, never a database error. And what the statements kept for the next call of their shape may hold, since
+ * clients choose the shapes. `feathersQuery({ limits })` changes them.
  */
 export interface QueryLimits {
   /** Deepest nesting of `and`/`or` groups (default 16). */
@@ -18,6 +19,16 @@ export interface QueryLimits {
   maxFilterValues?: number
   /** Longest `like`/`notLike`/`iLike`/`notILike` pattern, in characters (default 1,000). */
   maxPatternLength?: number
+  /**
+   * Memory the statements compiled once per shape hold, per resource: SQL text and bindings, in bytes
+   * (default 1 MB; and at most 500 statements). The oldest go first; a larger statement is built per call.
+   */
+  compiledStatementBytes?: number
+  /**
+   * SQL text of the statements a better-sqlite3 connection keeps prepared, in bytes (default 1 MB; and at
+   * most 500). SQLite holds 20 to 60 times as much memory of its own for them.
+   */
+  preparedStatementBytes?: number
 }
 
 export const DEFAULT_QUERY_LIMITS: Readonly<Required<QueryLimits>> = Object.freeze({
@@ -25,7 +36,9 @@ export const DEFAULT_QUERY_LIMITS: Readonly<Required<QueryLimits>> = Object.free
   maxComparisons: 100,
   maxListLength: 1000,
   maxFilterValues: 10_000,
-  maxPatternLength: 1000
+  maxPatternLength: 1000,
+  compiledStatementBytes: 2 ** 20,
+  preparedStatementBytes: 2 ** 20
 })
 
 /** The limits with their defaults; a limit that is not a positive integer stops start-up. */

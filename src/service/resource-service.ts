@@ -63,6 +63,8 @@ export interface ResourceServiceOptions {
 const ROW_NUMBER = '__row_number'
 const PARTITION_TOTAL = '__partition_total'
 const STREAM_BATCH = 1000
+/** Statement shapes kept per resource, within `limits.compiledStatementBytes`. */
+const STATEMENT_SHAPES = 500
 
 /**
  * A Feathers service over one resource's table. Every method reads `params.query` in the query model and
@@ -78,6 +80,11 @@ export class ResourceService {
     this.target = { resource, dialect: dialectOf(this.Model), table: resource.table }
     this.idColumn = qualified(this.target, resource.idField)
     this.limits = resolveQueryLimits(options.limits)
+    this.statements = new BoundedCache(
+      STATEMENT_SHAPES,
+      this.limits.compiledStatementBytes,
+      (statement) => statement?.bytes ?? 0
+    )
   }
 
   private readonly target: SqlTarget
@@ -86,7 +93,7 @@ export class ResourceService {
   /** The row decoder of each projection, generated once. */
   private readonly decoders = new WeakMap<Projection, RowDecoder>()
   /** Statements compiled once per shape (reads by id, pages, counts); `null`: the shape cannot be. */
-  private readonly statements = new BoundedCache<CompiledStatement | null>()
+  private readonly statements: BoundedCache<CompiledStatement | null>
   private readonly idColumn: string
   private readonly limits: Readonly<Required<QueryLimits>>
 
