@@ -17,6 +17,7 @@ import { externalRecords, WRITE_EVENTS } from './feathers/external'
 import { checkTransportOrder } from './feathers/transport-order'
 import { guardServiceLookup } from './feathers/safe-lookup'
 import type { FeathersQueryState } from './declarations'
+import { resolveQueryLimits, type QueryLimits } from './query/limits'
 import './declarations'
 
 const methodNotAllowed = () => new MethodNotAllowed('This method is not allowed on this path')
@@ -31,6 +32,8 @@ export interface FeathersQueryOptions {
   openapi?: OpenApiOptions | false
   /** SQLite through better-sqlite3: how long a write waits for another process's lock. */
   sqlite?: SqliteOptions
+  /** What one filter may hold, on every surface (see QueryLimits for the defaults). */
+  limits?: QueryLimits
 }
 
 /** The methods clients may call: the standard ones an endpoint is not disabled for, and `aggregate`. */
@@ -54,7 +57,8 @@ const EVENTS = Object.values(WRITE_EVENTS)
 export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
-    reuseStatementsOf(options.Model)
+    const limits = resolveQueryLimits(options.limits)
+    reuseStatementsOf(options.Model, limits.preparedStatementBytes)
     waitForLocksAsynchronously(options.Model, options.sqlite)
     const inTransaction = transactional(options.Model)
     // Hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write.
@@ -63,6 +67,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
     for (const resource of resources) {
       const service = new ResourceService(resource, {
         Model: options.Model,
+        limits,
         registered: () => resourceService(app, resource)
       })
       // The spec's routes sit in front of Feathers' own REST handler of the service, if the app has one.

@@ -82,6 +82,11 @@ describe('Configuration mistakes are reported at start-up', () => {
         return koa(feathers()).configure(feathersQuery(options))
       },
       /sqlite\.busyTimeout must be a number of milliseconds, 0 or more/
+    ],
+    [
+      'a query limit that is not a positive integer',
+      () => koa(feathers()).configure(feathersQuery({ Model: db, resources: [parent], limits: { maxComparisons: 0 } })),
+      /limits\.maxComparisons must be a positive integer/
     ]
   ]
 

@@ -131,6 +131,17 @@ forEachDatabase(
       assert.deepEqual(names(found.body), ['Lamp'])
     })
 
+    it("applies the search hook's configured caps (2 words, 12 characters)", async () => {
+      assert.deepEqual(names((await env.server.http('GET', '/gadgets?query=la%20mp')).body), ['Lamp'])
+      for (const [query, message] of [
+        ['a%20b%20c', 'must have at most 2 words'],
+        ['lamp-lamp-lam', 'must have at most 12 characters']
+      ]) {
+        const response = await env.server.http('GET', `/gadgets?query=${query}`)
+        assert.deepEqual(response.body.errors, [{ field: 'query', message }], query)
+      }
+    })
+
     it('keeps the filter parameters and defaultFilter on export, and caps the rows', async () => {
       const all = await env.server.http('GET', '/gadgets/export')
       assert.equal(all.status, 200)

@@ -75,6 +75,43 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
     })
   })
 
+  it('lists of any length share a few statements: SQLite binds one JSON array, MySQL pads to a power of two', async () => {
+    const texts = new Set<string>()
+    for (let length = 1; length <= 100; length++) {
+      const list = Array.from({ length }, (_, index) => String(index < 2 ? ids[index] : -index))
+      const statements = await env.server.recordStatements(async () => {
+        assert.deepEqual(await titles({ id: { in: list } }), { totalCount: length === 1 ? 1 : 2, titles: length === 1 ? ['a_1'] : ['b%2', 'a_1'] })
+      })
+      for (const sql of statements) texts.add(sql)
+    }
+    // A page and its count per length: 1 and 8 lengths (1, 2, 4, ... 128) instead of 100.
+    assert.equal(texts.size, env.server.database === 'sqlite' ? 2 : 2 * 8, [...texts].join('\n'))
+  })
+
+  it('lists match as equality does, for values JSON escapes and numbers it writes in short', async () => {
+    const odd = ['q"uote', 'back\\slash', 'ünï😀', 'tab\tline\n', '\u0001', "it's", '%_']
+    const rows = await seedTodoItems(
+      env.server.db,
+      odd.map((title, index) => ({
+        title,
+        priority: [0.1, 1e-7, 123456789.123, -0.5, 2 ** 53, 1 / 3, 7][index],
+        created: new Date(Date.UTC(2027, 2, 4, 5, 6, 7, 89 + index)).toISOString()
+      }))
+    )
+    try {
+      const inList = await titles({ title: { in: [...odd, 'absent'] } })
+      assert.deepEqual(inList.titles.sort(), [...odd].sort())
+      const byNumber = await titles({ priority: { in: [0.1, 1e-7, 123456789.123, -0.5, 2 ** 53, 1 / 3] } })
+      assert.equal(byNumber.totalCount, 6)
+      const notIn = await titles({ title: { notIn: odd.slice(1) }, id: { in: rows.map(String) } })
+      assert.deepEqual(notIn.titles, [odd[0]])
+      const dates = ['2027-03-04T05:06:07.089Z', '2027-03-04T06:06:07.090+01:00', '2027-03-04T05:06:08.000Z']
+      assert.equal((await titles({ created: { in: dates } })).totalCount, 2)
+    } finally {
+      await env.server.db('todo_items').whereIn('id', rows).delete()
+    }
+  })
+
   it('is true and is false, which are different statements', async () => {
     assert.deepEqual(await titles({ completed: { is: true } }), { totalCount: 3, titles: ['e_5', 'c_3', 'a_1'] })
     assert.deepEqual(await titles({ completed: { is: false } }), { totalCount: 2, titles: ['d%4', 'b%2'] })

@@ -3,14 +3,11 @@ import { badField } from '../errors'
 import { encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import type { Dialect } from './dialect'
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './limits'
 import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from './model'
 
 /** An odd number of backslashes at the end: LIKE's escape character with nothing to escape. */
 const UNFINISHED_ESCAPE = /(^|[^\\])(\\\\)*\\$/
-
-/** Bounds what one request can make the database do. */
-const MAX_FILTER_DEPTH = 16
-const MAX_LIST_LENGTH = 1000
 
 export interface SqlTarget {
   resource: ResolvedResource
@@ -74,15 +71,22 @@ const NO_FILTER: ParsedFilter = Object.freeze({ key: '', values: Object.freeze([
 class FilterParser {
   readonly values: DbValue[] = []
   private key = ''
+  private comparisonCount = 0
+  /** Values bound so far, each member of a list counted. */
+  private valueCount = 0
 
-  constructor(private readonly target: SqlTarget) {}
+  constructor(
+    private readonly target: SqlTarget,
+    private readonly limits: Readonly<Required<QueryLimits>>
+  ) {}
 
   result(conditions: Condition[]): ParsedFilter {
     return { key: this.key, values: this.values, conditions }
   }
 
   conjunction(filter: Filter, path: string, depth: number): Condition[] {
-    if (depth > MAX_FILTER_DEPTH) throw badField(path, `filters may nest at most ${MAX_FILTER_DEPTH} levels`)
+    const { maxFilterDepth, maxComparisons } = this.limits
+    if (depth > maxFilterDepth) throw badField(path, `filters may nest at most ${maxFilterDepth} levels`)
     if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badField(path, 'must be a filter object')
     const conditions: Condition[] = []
     for (const key of Object.keys(filter)) {
@@ -92,6 +96,8 @@ class FilterParser {
       if (key === 'and' || key === 'or') {
         if (!Array.isArray(value)) throw badField(at, 'must be a list of filters')
         if (value.length === 0) continue
+        // A member without a comparison restricts nothing, so more members than comparisons are of no use.
+        if (value.length > maxComparisons) throw badField(at, `must have at most ${maxComparisons} members`)
         this.key += `${key}(`
         const members = value.map((sub, index) => {
           if (index > 0) this.key += '|'
@@ -126,12 +132,29 @@ class FilterParser {
     }
   }
 
-  private bind(field: ResolvedField, value: unknown, path: string) {
+  /** Counts `count` more values against the filter's limit. */
+  private counted(count: number, path: string) {
+    this.valueCount += count
+    const { maxFilterValues } = this.limits
+    if (this.valueCount > maxFilterValues) {
+      throw badField(path, `a filter may bind at most ${maxFilterValues} values, list members included`)
+    }
+  }
+
+  private encoded(field: ResolvedField, value: unknown, path: string) {
     if (value === null || value === undefined) throw badField(path, 'must not be null (use is: null)')
-    this.values.push(encodeValue(field, value, path))
+    return encodeValue(field, value, path)
+  }
+
+  private bind(field: ResolvedField, value: unknown, path: string) {
+    this.values.push(this.encoded(field, value, path))
   }
 
   private comparison(field: ResolvedField, operator: ComparisonOperator, value: unknown, path: string): Comparison {
+    const { maxComparisons, maxListLength, maxPatternLength } = this.limits
+    if (++this.comparisonCount > maxComparisons) {
+      throw badField(path, `a filter may hold at most ${maxComparisons} comparisons`)
+    }
     const first = this.values.length
     this.key += `${keyName(field)}.${operator}`
     const comparison: Comparison = { column: qualified(this.target, field), operator, first, count: 0 }
@@ -153,29 +176,38 @@ class FilterParser {
           throw badField(path, `${operator} applies to text fields only`)
         }
         if (typeof value !== 'string') throw badField(path, 'must be a string pattern')
+        if (value.length > maxPatternLength) {
+          throw badField(path, `must be at most ${maxPatternLength} characters long`)
+        }
         if (UNFINISHED_ESCAPE.test(value)) {
           throw badField(path, 'must not end with a lone \\ (it escapes the next character; \\\\ is a backslash)')
         }
         const caseSensitive = operator === 'like' || operator === 'notLike'
+        this.counted(1, path)
         this.values.push(caseSensitive ? this.target.dialect.likeValue(value) : value)
         break
       }
       case 'in':
       case 'notIn':
         if (!Array.isArray(value)) throw badField(path, 'must be a list')
-        if (value.length > MAX_LIST_LENGTH) throw badField(path, `must have at most ${MAX_LIST_LENGTH} values`)
-        value.forEach((item, index) => this.bind(field, item, `${path}.${index}`))
-        this.key += `:${value.length}`
+        if (value.length > maxListLength) throw badField(path, `must have at most ${maxListLength} values`)
+        this.counted(value.length, path)
+        const members = value.map((item, index) => this.encoded(field, item, `${path}.${index}`))
+        this.values.push(...this.target.dialect.list.bind(members))
+        // The number of values bound, which the dialect keeps to a few lengths.
+        this.key += `:${this.values.length - first}`
         break
       case 'between':
       case 'notBetween': {
         const range = value as Between
         if (!range || typeof range !== 'object') throw badField(path, 'must be {lower, upper}')
+        this.counted(2, path)
         this.bind(field, range.lower, `${path}.lower`)
         this.bind(field, range.upper, `${path}.upper`)
         break
       }
       default:
+        this.counted(1, path)
         this.bind(field, value, path)
     }
     this.key += ';'
@@ -188,9 +220,13 @@ class FilterParser {
  * Checks and encodes a filter: unknown fields, operators and ill-typed values are 400s naming their path.
  * Nothing reaches the database until every value has passed.
  */
-export function parseFilter(target: SqlTarget, filter: Filter | undefined): ParsedFilter {
+export function parseFilter(
+  target: SqlTarget,
+  filter: Filter | undefined,
+  limits: Readonly<Required<QueryLimits>> = DEFAULT_QUERY_LIMITS
+): ParsedFilter {
   if (!filter) return NO_FILTER
-  const parser = new FilterParser(target)
+  const parser = new FilterParser(target, limits)
   return parser.result(parser.conjunction(filter, '', 0))
 }
 
@@ -232,7 +268,7 @@ function applyComparison(
     case 'in':
     case 'notIn': {
       const values = bound.slice(first, first + comparison.count) as Knex.Value[]
-      return operator === 'in' ? builder.whereIn(column, values) : builder.whereNotIn(column, values)
+      return dialect.list.where(builder, column, values, operator === 'notIn')
     }
     case 'between':
     case 'notBetween': {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import { ConfigurationError } from '../errors'
+import type { DbValue } from '../resource/codec'
 import type { DateBucket } from './model'
 
 /**
@@ -14,6 +15,11 @@ export interface Dialect {
   likeValue(pattern: string): string
   /** Case-insensitive LIKE; it binds the pattern itself. */
   iLike(column: string, pattern: Knex.Value): Knex.Raw
+  /**
+   * How an `in`/`notIn` list is bound. A list's length must not make a statement of its own: every length
+   * would be compiled, kept and (on SQLite) prepared anew.
+   */
+  list: ListBinding
   /** SQL for the start of the bucket holding a date column's value, as a `YYYY-MM-DD` string (UTC). */
   dateBucket(column: string, bucket: DateBucket): Knex.Raw
   /** AVG in double precision (the same digits on every database), with `??` for the column. */
@@ -23,6 +29,46 @@ export interface Dialect {
 }
 
 type Rows = Array<Record<string, unknown>>
+
+export interface ListBinding {
+  /** What a list of encoded values binds, in one of a few lengths whatever the list's. */
+  bind(members: readonly DbValue[]): DbValue[]
+  /** `column IN` (or `NOT IN`) what `bind` made, or stand-ins for it. */
+  where(builder: Knex.QueryBuilder, column: string, bound: Knex.Value[], negate: boolean): Knex.QueryBuilder
+}
+
+/** A JSON array as SQLite stores its members: dates as epoch milliseconds, booleans as 1 and 0 (JSON true). */
+function jsonList(members: readonly DbValue[]) {
+  return JSON.stringify(members.map((member) => (member instanceof Date ? member.getTime() : member)))
+}
+
+/**
+ * SQLite: the whole list as one JSON array, read by json_each, whatever its length. Measured through the
+ * service on 100,000 rows, a page filtered by 10 or by 1,000 ids costs what it did with a placeholder per
+ * value (within a shared machine's noise), and the index on the column is still used.
+ */
+const jsonEachList: ListBinding = {
+  bind: (members) => [jsonList(members)],
+  where: (builder, column, [list], negate) =>
+    builder.whereRaw(`?? ${negate ? 'not in' : 'in'} (select value from json_each(?))`, [column, list])
+}
+
+/**
+ * The members padded to the next power of two by repeating the last one, which changes no answer: a
+ * list takes one of 11 lengths up to 1,024. MySQL has no list type, and MariaDB's JSON_TABLE made a page
+ * of 1,000 strings 2,000 times slower (a nested loop over the table, measured on 100,000 rows).
+ */
+const paddedList: ListBinding = {
+  bind(members) {
+    if (members.length === 0) return []
+    const padded = members.slice()
+    const length = 2 ** Math.ceil(Math.log2(members.length))
+    while (padded.length < length) padded.push(members[members.length - 1])
+    return padded
+  },
+  where: (builder, column, bound, negate) =>
+    negate ? builder.whereNotIn(column, bound) : builder.whereIn(column, bound)
+}
 
 /** GLOB's own wildcards, as GLOB patterns matching them literally. */
 const GLOB_LITERALS: Record<string, string> = { '[': '[[]', '*': '[*]', '?': '[?]' }
@@ -56,6 +102,7 @@ function sqlite(knex: Knex): Dialect {
     likeValue: likeToGlob,
     // SQLite's LIKE has no escape character unless told; MySQL's and PostgreSQL's is the backslash.
     iLike: (column, pattern) => knex.raw("LOWER(??) LIKE LOWER(?) ESCAPE '\\'", [column, pattern]),
+    list: jsonEachList,
     dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column]),
     // SQLite's AVG is a double already.
     average: 'AVG(??)',
@@ -77,6 +124,7 @@ function mysql(knex: Knex): Dialect {
     like: (column, value) => knex.raw('?? LIKE ?', [column, value]),
     likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
+    list: paddedList,
     dateBucket: (column, bucket) =>
       knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column]),
     // MySQL averages integers as a DECIMAL rounded to 4 places; a floating-point zero makes it a double.
@@ -93,6 +141,8 @@ function postgres(knex: Knex): Dialect {
     like: (column, value) => knex.raw('?? LIKE ?', [column, value]),
     likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('?? ILIKE ?', [column, pattern]),
+    // `= ANY(?)` would bind a list as one array; PostgreSQL is not supported yet.
+    list: paddedList,
     dateBucket: (column, bucket) =>
       knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column]),
     // Postgres averages integers as numeric (returned as text); as a double it agrees with the others.

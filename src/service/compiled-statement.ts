@@ -48,8 +48,16 @@ export class CompiledStatement {
 
   private constructor(compiled: Knex.Sql, slots: number[], private readonly dialect: Dialect) {
     this.sql = compiled.sql
-    this.bindings = compiled.bindings
+    // The stand-ins are replaced on every run; kept, they would hold a string per value.
+    const bindings = compiled.bindings.slice()
+    for (let at = 0; at < slots.length; at += 2) bindings[slots[at]] = null
+    this.bindings = bindings
     this.slots = slots
+  }
+
+  /** About the memory it holds: the SQL text, and a word per binding and per slot entry. */
+  get bytes() {
+    return this.sql.length + 8 * (this.bindings.length + this.slots.length)
   }
 
   /**

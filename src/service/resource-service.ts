@@ -15,6 +15,7 @@ import {
 } from '../query/compile-filter'
 import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'
 import { dialectOf } from '../query/dialect'
+import { resolveQueryLimits, type QueryLimits } from '../query/limits'
 import type {
   AggregateRequest,
   AggregateResponse,
@@ -72,6 +73,8 @@ export interface ResourceServiceOptions {
   Model: Knex
   /** The registered (hook-running) service, whose hook contexts `authorize` gets. */
   registered: () => unknown
+  /** What one filter may hold (see QueryLimits for the defaults). */
+  limits?: QueryLimits
 }
 
 /** Methods that change several records at once when `multi` allows it. */
@@ -82,6 +85,9 @@ export const DEFAULT_MAX_MULTI = 100
 
 const ROW_NUMBER = '__row_number'
 const PARTITION_TOTAL = '__partition_total'
+const STREAM_BATCH = 1000
+/** Statement shapes kept per resource, within `limits.compiledStatementBytes`. */
+const STATEMENT_SHAPES = 500
 
 /**
  * A Feathers service over one resource's table. Every method reads `params.query` in the query model and
@@ -100,6 +106,12 @@ export class ResourceService {
     this.feathersQuery = new FeathersQueryParser(resource)
     const sizes = pageSizes(resource, REST_DEFAULT_RESULT_SIZE)
     this.paginate = { default: sizes.default, max: sizes.max }
+    this.limits = resolveQueryLimits(options.limits)
+    this.statements = new BoundedCache(
+      STATEMENT_SHAPES,
+      this.limits.compiledStatementBytes,
+      (statement) => statement?.bytes ?? 0
+    )
   }
 
   /** The call's params with its scope (authorize, defaultFilter), worked out when the method runs. */
@@ -114,8 +126,9 @@ export class ResourceService {
   /** The row decoder of each projection, generated once. */
   private readonly decoders = new WeakMap<Projection, RowDecoder>()
   /** Statements compiled once per shape (reads by id, pages, counts); `null`: the shape cannot be. */
-  private readonly statements = new BoundedCache<CompiledStatement | null>()
+  private readonly statements: BoundedCache<CompiledStatement | null>
   private readonly idColumn: string
+  private readonly limits: Readonly<Required<QueryLimits>>
 
   /** The caller's transaction, the one the hook chain runs in, or the pool. */
   private knex(params: ResourceParams): Knex {
@@ -129,7 +142,8 @@ export class ResourceService {
 
   /** The records a call may see: its scope ANDed with `filter`, checked and encoded. */
   private visible(params: ResourceParams, filter: Filter | undefined): ParsedFilter {
-    return parseFilter(this.target, params.scope || filter ? andFilters(params.scope, filter) : undefined)
+    const scoped = params.scope || filter ? andFilters(params.scope, filter) : undefined
+    return parseFilter(this.target, scoped, this.limits)
   }
 
   /**

@@ -1,7 +1,7 @@
 import { feathers } from '@feathersjs/feathers'
 import { bodyParser, koa } from '@feathersjs/koa'
 import knex from 'knex'
-import { errorHandler, feathersQuery, type FeathersQueryOptions, type GraphqlOptions } from '../../src'
+import { errorHandler, feathersQuery, type FeathersQueryOptions, type GraphqlOptions, type QueryLimits } from '../../src'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 import { todoItemResource } from '../../example/resources/todo-item'
@@ -10,10 +10,11 @@ import type { AppFactory } from './server'
 
 /**
  * The example's resources in an app of their own, for tests of plugin options: the bare middleware, the
- * GraphQL options, body parser limits and other plugin options given, no application hooks.
+ * GraphQL options, query limits, body parser limits and other plugin options given, no application hooks.
  */
 export function exampleResourcesApp(options: {
   graphql?: GraphqlOptions
+  limits?: QueryLimits
   bodyParser?: Parameters<typeof bodyParser>[0]
   quietErrors?: boolean
   /** Plugin options besides the knex instance; `resources` replaces the example's own. */
@@ -30,6 +31,7 @@ export function exampleResourcesApp(options: {
         Model: db,
         resources: [todoItemResource, subTaskResource],
         graphql: options.graphql,
+        limits: options.limits,
         ...options.plugin
       })
     )

@@ -82,6 +82,6 @@ export async function createFixtureApp(databaseUrl: string) {
   app.use(errorHandler(() => {}))
   app.use(bodyParser())
   app.configure(feathersQuery({ Model: db, resources: [widgetResource, gadgetResource] }))
-  app.service('gadgets').hooks({ before: { find: [searchFields(['name'])] } })
+  app.service('gadgets').hooks({ before: { find: [searchFields(['name'], { maxWords: 2, maxLength: 12 })] } })
   return { app, db }
 }

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { rssOf, startScript } from '../bench/support/processes'
+import { createTestDatabase, databaseNames, type TestDatabase } from './support/databases'
+
+/**
+ * Statements are compiled (and on SQLite prepared) once per shape and kept for the next call of that shape.
+ * Clients choose the shapes, so what is kept must not grow with them: not with the lengths of `in` lists,
+ * which once made every request a new statement of 10,000 stand-ins, nor with ever new filters.
+ */
+const COUNT = `query Count($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }`
+
+/** mulberry32: the same requests on every run. */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`
+
+for (const name of databaseNames) {
+  describe(`Statement memory: what is kept per shape stays bounded [${name}]`, function () {
+    let database: TestDatabase
+    let server: ReturnType<typeof startScript>
+    let port = 0
+
+    before(async function () {
+      this.timeout(60000)
+      database = await createTestDatabase(name)
+      server = startScript('support/example-server.ts', { DATABASE_URL: database.url }, ['--expose-gc'])
+      port = Number((await server.ready).payload)
+    })
+
+    after(async () => {
+      server?.child.kill()
+      await database?.drop()
+    })
+
+    async function count(filter: unknown) {
+      const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: COUNT, variables: { filter } })
+      })
+      const body = (await response.json()) as { errors?: unknown }
+      assert.equal(body.errors, undefined, JSON.stringify(body.errors))
+    }
+
+    /** The server's live JS heap (after a full collection) and its resident memory. */
+    async function memory() {
+      const usage = (await (await fetch(`http://127.0.0.1:${port}/__gc`)).json()) as NodeJS.MemoryUsage
+      return { heap: usage.heapUsed, rss: rssOf(server.child.pid!) }
+    }
+
+    it('keeps one statement for in lists of every length', async function () {
+      this.timeout(120000)
+      const next = random(1)
+      const lists = () =>
+        Array.from({ length: 10 }, (_, list) => ({
+          id: { notIn: Array.from({ length: 900 + Math.floor(next() * 100) }, (_, index) => list * 1000 + index) }
+        }))
+      for (let request = 0; request < 5; request++) await count({ and: lists() })
+      const warm = await memory()
+      for (let request = 0; request < 60; request++) await count({ and: lists() })
+      const after = await memory()
+      // Each new length used to keep about a megabyte of compiled statement (and as much prepared on SQLite).
+      console.log(`      heap ${mb(warm.heap)} → ${mb(after.heap)}, RSS ${mb(warm.rss)} → ${mb(after.rss)}`)
+      assert.ok(after.heap - warm.heap < 6 * 2 ** 20, `the heap grew from ${mb(warm.heap)} to ${mb(after.heap)}`)
+    })
+
+    it('keeps what ever new filters compile within a bounded size', async function () {
+      this.timeout(180000)
+      const next = random(2)
+      const comparisons = [
+        { title: { iLike: '%x%' } },
+        { title: { notILike: 'x%' } },
+        { title: { like: 'x_' } },
+        { title: { notLike: '_x' } },
+        { priority: { between: { lower: 1, upper: 2 } } },
+        { priority: { notBetween: { lower: 1, upper: 2 } } },
+        { created: { gte: '2026-01-01T00:00:00.000Z' } },
+        { created: { lt: '2026-01-01T00:00:00.000Z' } }
+      ]
+      // 100 comparisons, each one of 8: no two requests share a shape.
+      const filter = () => ({
+        or: Array.from({ length: 100 }, () => comparisons[Math.floor(next() * comparisons.length)])
+      })
+      for (let request = 0; request < 20; request++) await count(filter())
+      const warm = await memory()
+      for (let request = 0; request < 600; request++) await count(filter())
+      const after = await memory()
+      console.log(`      heap ${mb(warm.heap)} → ${mb(after.heap)}, RSS ${mb(warm.rss)} → ${mb(after.rss)}`)
+      assert.ok(after.heap - warm.heap < 6 * 2 ** 20, `the heap grew from ${mb(warm.heap)} to ${mb(after.heap)}`)
+    })
+  })
+}
