@@ -86,9 +86,9 @@ forEachDatabase('Filter limits: what one filter may hold', (env) => {
     const service = env.server.app.service('todo-items') as unknown as ResourceService
     const tooMany = (error: { code: number; errors: Array<{ field: string }> }) =>
       error.code === 400 && error.errors[0].field === 'or'
-    await assert.rejects(service.find({ query: { filter: orOf(101), paging: { limit: 1 } } }), tooMany)
-    await assert.rejects(service.find({ query: { filter: orOf(101) }, stream: true }), tooMany)
-    await assert.rejects(service.aggregate({ count: ['id'] }, { query: { filter: orOf(101) } }), tooMany)
+    await assert.rejects(service.find({ queryModel: true, query: { filter: orOf(101), paging: { limit: 1 } } }), tooMany)
+    await assert.rejects(service.find({ queryModel: true, query: { filter: orOf(101) }, stream: true }), tooMany)
+    await assert.rejects(service.aggregate({ count: ["id"] }, { queryModel: true, query: { filter: orOf(101) } }), tooMany)
   })
 })
 
