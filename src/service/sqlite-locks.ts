@@ -11,7 +11,7 @@ export interface SqliteOptions {
   busyTimeout?: number
 }
 
-export const DEFAULT_BUSY_TIMEOUT = 5000
+const DEFAULT_BUSY_TIMEOUT = 5000
 /** Pauses between attempts to take the lock double from the first to the longest. */
 const FIRST_PAUSE_MS = 2
 const LONGEST_PAUSE_MS = 50
@@ -37,7 +37,8 @@ function isBusy(error: unknown) {
  * server stopped while one write waited. On a better-sqlite3 knex instance, every connection gets a busy
  * timeout of 0 and every top-level transaction waits for the lock itself, asynchronously (`beginWaiting`).
  * Other drivers are left as they are. Statements outside a transaction do not wait: the plugin writes only
- * in transactions, and in WAL mode (the example's) reads never meet a writer's lock.
+ * in transactions, and in WAL mode (the example's) reads never meet a writer's lock. The first plugin
+ * configured on a knex instance sets its busy timeout.
  */
 export function waitForLocksAsynchronously(db: Knex, options: SqliteOptions = {}) {
   const busyTimeout = options.busyTimeout ?? DEFAULT_BUSY_TIMEOUT
