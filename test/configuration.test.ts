@@ -64,6 +64,11 @@ describe('Configuration mistakes are reported at start-up', () => {
       'defaultSort on an unknown field',
       configure(defineResource({ ...parent, name: 'Sorted', basePath: 'sorted', query: { defaultSort: [{ field: 'nope', direction: 'ASC' }] } })),
       /Sorted: query\.defaultSort names unknown field "nope"/
+    ],
+    [
+      'an aggregate group limit that is not a positive integer',
+      configure(defineResource({ ...parent, name: 'Grouped', basePath: 'grouped', aggregate: { maxGroups: 0 } })),
+      /Grouped: aggregate\.maxGroups must be a positive integer/
     ]
   ]
 
