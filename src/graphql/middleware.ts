@@ -27,7 +27,7 @@ export interface GraphqlOptions {
   parts?: GraphqlSchemaPart[]
   /** Receives unexpected errors, which clients see only as INTERNAL_SERVER_ERROR (default console.error). */
   logError?: GraphqlErrorLogger
-  /** What one request may cost: depth, complexity and size of the document. */
+  /** What one request may cost: depth, complexity, SQL statements and size of the document. */
   limits?: GraphqlLimits
 }
 
