@@ -13,6 +13,7 @@ export type {
   DeleteOptions,
   EndpointOptions,
   ExportOptions,
+  AggregateOptions,
   ManyRelationDefinition,
   OneRelationDefinition,
   Guard,

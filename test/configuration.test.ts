@@ -87,6 +87,11 @@ describe('Configuration mistakes are reported at start-up', () => {
       'a query limit that is not a positive integer',
       () => koa(feathers()).configure(feathersQuery({ Model: db, resources: [parent], limits: { maxComparisons: 0 } })),
       /limits\.maxComparisons must be a positive integer/
+    ],
+    [
+      'an aggregate group limit that is not a positive integer',
+      configure(defineResource({ ...parent, name: 'Grouped', basePath: 'grouped', aggregate: { maxGroups: 0 } })),
+      /Grouped: aggregate\.maxGroups must be a positive integer/
     ]
   ]
 

@@ -101,12 +101,7 @@ forEachDatabase('CSV export: volume', (env) => {
  * batches keep their size.
  */
 const smallBatches = exampleResourcesApp({
-  plugin: {
-    resources: [
-      { ...todoItemResource, export: { batchSize: 100, maxBatchMilliseconds: 0.001 } },
-      subTaskResource
-    ]
-  }
+  resources: [{ ...todoItemResource, export: { batchSize: 100, maxBatchMilliseconds: 0.001 } }, subTaskResource]
 })
 
 forEachDatabase(

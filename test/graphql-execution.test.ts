@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { GraphQLNonNull, GraphQLString, type GraphQLFieldConfigMap } from 'graphql'
+import { GraphQLNonNull, GraphQLScalarType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql'
 import type { GraphqlSchemaPart } from '../src'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
@@ -112,16 +112,20 @@ forEachDatabase('GraphQL: compiled execution answers like graphql-js', (env) => 
   })
 })
 
+/** A scalar that hands its values to the response as they are: a BigInt, which JSON cannot hold. */
+const RawScalar = new GraphQLScalarType({ name: 'Raw', serialize: (value) => value })
+
 /**
- * A schema part with an object field that reads a record field the client need not select, and one that
- * breaks its promise of never being null.
+ * A schema part with an object field that reads a record field the client need not select, one that
+ * breaks its promise of never being null, and one whose value cannot be serialized.
  */
 const examplePart: GraphqlSchemaPart = {
   objectFields(resource): GraphQLFieldConfigMap<Record<string, unknown>, any> {
     if (resource.name !== 'TodoItem') return {}
     return {
       shoutedTitle: { type: GraphQLString, resolve: (record) => String(record.title).toUpperCase() },
-      broken: { type: new GraphQLNonNull(GraphQLString), resolve: () => null }
+      broken: { type: new GraphQLNonNull(GraphQLString), resolve: () => null },
+      unserializable: { type: RawScalar, resolve: () => 10n ** 30n }
     }
   }
 }
@@ -155,6 +159,32 @@ forEachDatabase(
         ])
       }
       assert.equal(logged.length, 2)
+    })
+
+    it('answer a response that cannot be serialized with a logged INTERNAL_SERVER_ERROR, not BAD_REQUEST', async () => {
+      // The same failure as a response past V8's longest string, which six aliased aggregates of 100,000
+      // groups once made: graphql-http answered an empty 500, which the endpoint called BAD_REQUEST.
+      logged.length = 0
+      const response = await env.server.http('POST', '/graphql', { query: '{ todoItems { edges { node { unserializable } } } }' })
+      assert.equal(response.status, 500)
+      assert.deepEqual(response.body, {
+        errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]
+      })
+      assert.equal(logged.length, 1)
+      assert.match(String(logged[0]), /BigInt/)
+
+      // With errors next to it, graphql-http serializes the response itself, fails and logs on its own.
+      const original = console.error
+      console.error = () => {}
+      try {
+        const withErrors = await env.server.http('POST', '/graphql', {
+          query: '{ todoItems { edges { node { unserializable } } } todoItem(id: "999999999") { id } }'
+        })
+        assert.equal(withErrors.status, 500)
+        assert.deepEqual(withErrors.body.errors.map((error: any) => error.extensions.code), ['INTERNAL_SERVER_ERROR'])
+      } finally {
+        console.error = original
+      }
     })
   },
   appWithPart

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { badField } from '../errors'
 import { qualified, type SqlTarget } from '../query/compile-filter'
 import type {
   AggregateFunction,
@@ -48,8 +49,21 @@ export interface CompiledAggregate {
 }
 
 /**
+ * The 400 of a request that groups into more than `maxGroups` rows. The statement reads one row past the
+ * limit, so a grouping by the id of a million records costs the server `maxGroups + 1` rows, not a million.
+ */
+function tooManyGroups(plan: AggregatePlan, maxGroups: number) {
+  const what = plan.partition ? 'groups of all the parents together' : 'groups'
+  return badField(
+    'groupBy',
+    `gives more than ${maxGroups} ${what}; filter the records or group by fewer or coarser fields`
+  )
+}
+
+/**
  * Turns an aggregate request into one statement over `builder` (which already holds the WHERE clause: scope,
- * filter, soft delete) and the decoder of its rows. Invalid requests are 400s naming each offending entry.
+ * filter, soft delete) and the decoder of its rows. Invalid requests are 400s naming each offending entry,
+ * and so is a result of more than the resource's `maxAggregateGroups` rows (groups, or partitions of them).
  */
 export function compileAggregate(
   knex: Knex,
@@ -58,8 +72,12 @@ export function compileAggregate(
   request: AggregateRequest
 ): CompiledAggregate {
   const plan = planAggregate(target.resource, request)
+  const maxGroups = target.resource.maxAggregateGroups
   return {
-    query: selectAggregates(knex, builder, target, plan),
-    decode: (rows) => (plan.partition ? decodePartitions(plan, rows) : decodeResponses(plan, rows))
+    query: selectAggregates(knex, builder, target, plan).limit(maxGroups + 1),
+    decode: (rows) => {
+      if (rows.length > maxGroups) throw tooManyGroups(plan, maxGroups)
+      return plan.partition ? decodePartitions(plan, rows) : decodeResponses(plan, rows)
+    }
   }
 }

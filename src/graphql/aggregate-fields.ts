@@ -15,6 +15,8 @@ import { aggregateResponseType, type AggregateResponseOptions } from './aggregat
 import type { GraphqlContext } from './context'
 import { filterInputType, filterIsRequired, toFilter } from './filter-input'
 import type { GraphqlSchemaPart, GraphqlTypes } from './types'
+import { withWork } from './field-work'
+import { aggregateBatchSize } from './loaders'
 
 /** `[<Prefix>AggregateResponse!]!`: one entry per group, or exactly one without groupBy. */
 function responseListType(
@@ -42,16 +44,19 @@ function rootAggregateField(
   types: GraphqlTypes,
   resource: ResolvedResource
 ): GraphQLFieldConfig<unknown, GraphqlContext> {
-  return {
-    type: responseListType(types, resource, { prefix: resource.name, dateBuckets: true }),
-    args: filterArgs(types, resource),
-    description: `Count, sum, average, minimum and maximum of ${resource.name} fields, optionally grouped.`,
-    resolve(_source, args, context, info): Promise<AggregateResponse[]> {
-      const request = aggregateRequestOf(info)
-      const filter = toFilter(resource, args.filter)
-      return context.service(resource).aggregate(request, context.params({ filter }))
-    }
-  }
+  return withWork(
+    {
+      type: responseListType(types, resource, { prefix: resource.name, dateBuckets: true }),
+      args: filterArgs(types, resource),
+      description: `Count, sum, average, minimum and maximum of ${resource.name} fields, optionally grouped.`,
+      resolve(_source, args, context, info): Promise<AggregateResponse[]> {
+        const request = aggregateRequestOf(info)
+        const filter = toFilter(resource, args.filter)
+        return context.service(resource).aggregate(request, context.params({ filter }))
+      }
+    },
+    { statements: 'once', maxGroups: resource.maxAggregateGroups }
+  )
 }
 
 /**
@@ -65,16 +70,19 @@ function relationAggregateField(
 ): GraphQLFieldConfig<ResourceRecord, GraphqlContext> {
   const { target } = relation
   const prefix = `${resource.name}${upperFirst(relation.name)}`
-  return {
-    type: responseListType(types, target, { prefix, dateBuckets: false }),
-    args: filterArgs(types, target),
-    description: `Aggregates of this ${resource.name}'s ${relation.name}.`,
-    resolve(parent, args, context, info) {
-      const request = aggregateRequestOf(info)
-      const filter = toFilter(target, args.filter)
-      return context.loaders.aggregate(relation, request, filter).load(parent[resource.idField.name])
-    }
-  }
+  return withWork(
+    {
+      type: responseListType(types, target, { prefix, dateBuckets: false }),
+      args: filterArgs(types, target),
+      description: `Aggregates of this ${resource.name}'s ${relation.name}.`,
+      resolve(parent, args, context, info) {
+        const request = aggregateRequestOf(info)
+        const filter = toFilter(target, args.filter)
+        return context.loaders.aggregate(relation, request, filter).load(parent[resource.idField.name])
+      }
+    },
+    { statements: 'batched', batchSize: aggregateBatchSize(target), maxGroups: target.maxAggregateGroups }
+  )
 }
 
 /**

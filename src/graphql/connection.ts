@@ -5,6 +5,7 @@ import type { ResourceRecord } from '../service/resource-service'
 import { encodeCursor, type PageWindow } from './cursor'
 import { connectionCursorType } from './field-types'
 import type { GraphqlTypes } from './types'
+import { withWork } from './field-work'
 
 export interface Edge {
   node: ResourceRecord
@@ -66,14 +67,20 @@ export function edgeType(types: GraphqlTypes, target: ResolvedResource, node: ()
 
 /**
  * A cursor connection to `target` records, e.g. `TodoItemConnection` or `TodoItemSubTasksConnection`.
- * `totalCount` exists only when the target enables it, and is counted only when selected.
+ * `totalCount` exists only when the target enables it, and is counted only when selected: by a statement of
+ * its own when `countedApart` (a root connection), else in the statement of the page (relations).
  */
 export function connectionType(
   types: GraphqlTypes,
   name: string,
   target: ResolvedResource,
-  node: () => GraphQLObjectType
+  node: () => GraphQLObjectType,
+  { countedApart = false } = {}
 ) {
+  const totalCount = {
+    type: new GraphQLNonNull(GraphQLInt),
+    description: 'Number of records matching the filter (costs a count, so only when selected).'
+  }
   return types.named(
     name,
     () =>
@@ -85,12 +92,7 @@ export function connectionType(
             type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edgeType(types, target, node))))
           },
           ...(target.query.enableTotalCount
-            ? {
-                totalCount: {
-                  type: new GraphQLNonNull(GraphQLInt),
-                  description: 'Number of records matching the filter (costs a count, so only when selected).'
-                }
-              }
+            ? { totalCount: countedApart ? withWork(totalCount, { statements: 'once' }) : totalCount }
             : {})
         })
       })

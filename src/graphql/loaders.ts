@@ -1,5 +1,10 @@
 import DataLoader from 'dataloader'
-import type { ResolvedField, ResolvedManyRelation, ResolvedOneRelation } from '../resource/resolve'
+import type {
+  ResolvedField,
+  ResolvedManyRelation,
+  ResolvedOneRelation,
+  ResolvedResource
+} from '../resource/resolve'
 import { andFilters } from '../query/filters'
 import type {
   AggregateRequest,
@@ -18,7 +23,15 @@ import type { ServiceCaller } from './context'
 const requestKeys = new WeakMap<CollectionRequest, string>()
 
 /** Parents per statement; well below the SQL compiler's limit on `in` lists. */
-const MAX_BATCH = 500
+export const MAX_BATCH = 500
+
+/**
+ * Parents per relation aggregate statement: no more than the target's group limit, which counts the entries
+ * of all the parents of a statement, so that parents asking for one entry each never exceed it together.
+ */
+export function aggregateBatchSize(target: ResolvedResource) {
+  return Math.min(MAX_BATCH, target.maxAggregateGroups)
+}
 
 /** A parent id as the foreign key field stores it (e.g. SubTask.todoItemId is a String, TodoItem.id an Int). */
 function asForeignKey(field: ResolvedField, value: unknown) {
@@ -44,11 +57,12 @@ export class RelationLoaders {
 
   private loader<V>(
     key: string,
-    batch: (keys: readonly unknown[]) => Promise<V[]>
+    batch: (keys: readonly unknown[]) => Promise<V[]>,
+    maxBatchSize = MAX_BATCH
   ): DataLoader<unknown, V, string> {
     let loader = this.loaders.get(key)
     if (!loader) {
-      loader = new DataLoader<unknown, V, string>(batch, { cacheKeyFn: String, maxBatchSize: MAX_BATCH })
+      loader = new DataLoader<unknown, V, string>(batch, { cacheKeyFn: String, maxBatchSize })
       this.loaders.set(key, loader as DataLoader<unknown, unknown, string>)
     }
     return loader as DataLoader<unknown, V, string>
@@ -98,15 +112,19 @@ export class RelationLoaders {
   aggregate(relation: ResolvedManyRelation, request: AggregateRequest, filter: Filter | undefined) {
     const { target, foreignKey } = relation
     const key = `aggregate:${target.name}.${foreignKey.name}:${JSON.stringify({ request, filter })}`
-    return this.loader<AggregateResponse[]>(key, async (parentIds) => {
-      const keys = parentIds.map((id) => asForeignKey(foreignKey, id))
-      const ofParents = andFilters(filter, { [foreignKey.name]: { in: keys as Scalar[] } })
-      const result: PartitionedAggregates = await this.caller
-        .service(target)
-        .aggregate({ ...request, partitionBy: foreignKey.name }, this.caller.params({ filter: ofParents }))
-      const byParent = new Map(result.partitions.map(({ key: id, responses }) => [String(id), responses]))
-      return keys.map((parent) => byParent.get(String(parent)) ?? result.empty)
-    })
+    return this.loader<AggregateResponse[]>(
+      key,
+      async (parentIds) => {
+        const keys = parentIds.map((id) => asForeignKey(foreignKey, id))
+        const ofParents = andFilters(filter, { [foreignKey.name]: { in: keys as Scalar[] } })
+        const result: PartitionedAggregates = await this.caller
+          .service(target)
+          .aggregate({ ...request, partitionBy: foreignKey.name }, this.caller.params({ filter: ofParents }))
+        const byParent = new Map(result.partitions.map(({ key: id, responses }) => [String(id), responses]))
+        return keys.map((parent) => byParent.get(String(parent)) ?? result.empty)
+      },
+      aggregateBatchSize(target)
+    )
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Application } from '@feathersjs/koa'
+import type { Response } from 'graphql-http'
 import { createHandler } from 'graphql-http/lib/use/koa'
 import type { IncomingMessage } from 'node:http'
 import type { Context, Next } from 'koa'
@@ -26,7 +27,7 @@ export interface GraphqlOptions {
   parts?: GraphqlSchemaPart[]
   /** Receives unexpected errors, which clients see only as INTERNAL_SERVER_ERROR (default console.error). */
   logError?: GraphqlErrorLogger
-  /** What one request may cost: depth, complexity and size of the document. */
+  /** What one request may cost: depth, complexity, SQL statements and size of the document. */
   limits?: GraphqlLimits
 }
 
@@ -62,7 +63,13 @@ export function graphqlMiddleware(
     context: (request) => createGraphqlContext(app, koaContexts.get(request.raw)!),
     onOperation: (request, _args, result) => {
       if (result.errors) return dedupeErrors(result)
-      serialized.set(request.raw, JSON.stringify(result))
+      try {
+        serialized.set(request.raw, JSON.stringify(result))
+      } catch (error) {
+        // A value JSON cannot hold, or a response past the longest string V8 makes (about 512 MB).
+        log(error)
+        return INTERNAL_ERROR
+      }
       return SERIALIZED_ELSEWHERE
     },
     formatError: formatGraphqlError(log)
@@ -80,9 +87,21 @@ export function graphqlMiddleware(
 
 const SERIALIZED_ELSEWHERE = { data: null }
 
+const INTERNAL_ERROR: Response = [
+  JSON.stringify({
+    errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]
+  }),
+  {
+    status: 500,
+    statusText: 'Internal Server Error',
+    headers: { 'content-type': 'application/json; charset=utf-8' }
+  }
+]
+
 /**
  * graphql-http refuses a wrong method (405) or media type (415), or an unparsable request (400), with an
- * empty body; clients get a GraphQL error with a code instead, like every other failure.
+ * empty body; clients get a GraphQL error with a code instead, like every other failure. It answers an
+ * exception of its own hooks with an empty 500, which is our failure, not the client's.
  */
 function describeRefusal(ctx: Context) {
   const reasons: Record<number, [string, string]> = {
@@ -90,7 +109,11 @@ function describeRefusal(ctx: Context) {
     406: ['NOT_ACCEPTABLE', 'Accept application/json or application/graphql-response+json'],
     415: ['UNSUPPORTED_MEDIA_TYPE', 'POST GraphQL requests as Content-Type: application/json']
   }
-  const [code, message] = reasons[ctx.status] ?? ['BAD_REQUEST', ctx.message || 'Malformed GraphQL request']
+  const [code, message] =
+    reasons[ctx.status] ??
+    (ctx.status >= 500
+      ? ['INTERNAL_SERVER_ERROR', 'Internal server error']
+      : ['BAD_REQUEST', ctx.message || 'Malformed GraphQL request'])
   const status = ctx.status
   ctx.body = { errors: [{ message, extensions: { code } }] }
   ctx.status = status

@@ -19,6 +19,8 @@ import type { GraphqlContext } from './context'
 import { fieldScalar } from './field-types'
 import { markIdOnlyFields, selectedRecordFields } from './selection'
 import type { GraphqlTypes } from './types'
+import { withWork } from './field-work'
+import { MAX_BATCH } from './loaders'
 
 type FieldConfig = GraphQLFieldConfig<ResourceRecord, GraphqlContext>
 
@@ -52,15 +54,18 @@ function manyRelationField(
     target,
     () => objectType(types, target)
   )
-  return {
-    type: new GraphQLNonNull(connection),
-    args: collectionArgs(types, target),
-    async resolve(parent, args, context, info) {
-      const request = sameRequest(info, args, () => collectionRequest(target, args, info))
-      const page = await context.loaders.many(relation, request).load(parent[resource.idField.name])
-      return toConnection(page, request.window)
-    }
-  }
+  return withWork(
+    {
+      type: new GraphQLNonNull(connection),
+      args: collectionArgs(types, target),
+      async resolve(parent, args, context, info) {
+        const request = sameRequest(info, args, () => collectionRequest(target, args, info))
+        const page = await context.loaders.many(relation, request).load(parent[resource.idField.name])
+        return toConnection(page, request.window)
+      }
+    },
+    { statements: 'batched', batchSize: MAX_BATCH }
+  )
 }
 
 /**
@@ -68,14 +73,17 @@ function manyRelationField(
  * caller may see (authorize, defaultFilter, soft delete), and that must not fail the whole child.
  */
 function oneRelationField(types: GraphqlTypes, relation: ResolvedOneRelation): FieldConfig {
-  return {
-    type: objectType(types, relation.target),
-    resolve(parent, _args, context, info) {
-      const id = parent[relation.foreignKey.name]
-      if (id === null || id === undefined) return null
-      return context.loaders.one(relation, selectedRecordFields(info, relation.target, [])).load(id)
-    }
-  }
+  return withWork(
+    {
+      type: objectType(types, relation.target),
+      resolve(parent, _args, context, info) {
+        const id = parent[relation.foreignKey.name]
+        if (id === null || id === undefined) return null
+        return context.loaders.one(relation, selectedRecordFields(info, relation.target, [])).load(id)
+      }
+    },
+    { statements: 'batched', batchSize: MAX_BATCH }
+  )
 }
 
 /**

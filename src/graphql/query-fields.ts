@@ -7,6 +7,7 @@ import { connectionType, toConnection } from './connection'
 import { selectedRecordFields } from './selection'
 import type { GraphqlContext } from './context'
 import { objectType } from './object-type'
+import { withWork } from './field-work'
 import type { GraphqlTypes } from './types'
 
 /**
@@ -19,31 +20,39 @@ export function resourceQueryFields(
 ): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   const node = () => objectType(types, resource)
   return {
-    [resource.singular]: {
-      // Nullable: a missing or hidden record answers null with a NOT_FOUND error, not a failed query.
-      type: node(),
-      args: { id: { type: new GraphQLNonNull(GraphQLID), description: 'Id of the record.' } },
-      resolve: (_source, args, context, info) =>
-        context
-          .service(resource)
-          .get(args.id as string, context.params({ select: selectedRecordFields(info, resource, []) }))
-    },
-    [resource.plural]: {
-      type: new GraphQLNonNull(connectionType(types, `${resource.name}Connection`, resource, node)),
-      args: collectionArgs(types, resource),
-      async resolve(_source, args, context, info) {
-        const request = collectionRequest(resource, args, info)
-        const page = (await context.service(resource).find(
-          context.params({
-            filter: request.filter,
-            sorting: request.sorting,
-            paging: request.window,
-            totalCount: request.totalCount,
-            select: request.select
-          })
-        )) as Page<ResourceRecord>
-        return toConnection(page, request.window)
-      }
-    }
+    [resource.singular]: withWork(
+      {
+        // Nullable: a missing or hidden record answers null with a NOT_FOUND error, not a failed query.
+        type: node(),
+        args: { id: { type: new GraphQLNonNull(GraphQLID), description: 'Id of the record.' } },
+        resolve: (_source, args, context, info) =>
+          context
+            .service(resource)
+            .get(args.id as string, context.params({ select: selectedRecordFields(info, resource, []) }))
+      },
+      { statements: 'once' }
+    ),
+    [resource.plural]: withWork(
+      {
+        type: new GraphQLNonNull(
+          connectionType(types, `${resource.name}Connection`, resource, node, { countedApart: true })
+        ),
+        args: collectionArgs(types, resource),
+        async resolve(_source, args, context, info) {
+          const request = collectionRequest(resource, args, info)
+          const page = (await context.service(resource).find(
+            context.params({
+              filter: request.filter,
+              sorting: request.sorting,
+              paging: request.window,
+              totalCount: request.totalCount,
+              select: request.select
+            })
+          )) as Page<ResourceRecord>
+          return toConnection(page, request.window)
+        }
+      },
+      { statements: 'once' }
+    )
   }
 }

@@ -107,6 +107,16 @@ export interface ExportOptions {
   description?: string
 }
 
+export interface AggregateOptions {
+  /** The root aggregate query without relation aggregates (`enableAggregate` turns on both). */
+  enabled?: boolean
+  /**
+   * Most groups one aggregate statement may answer (default 1,000); more is a 400 naming `groupBy`. A
+   * relation aggregate counts the entries of all the parents it loads at once.
+   */
+  maxGroups?: number
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Authorize = (context: HookContext<any, any>) => Filter | undefined | Promise<Filter | undefined>
 
@@ -140,8 +150,8 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   one?: Record<string, OneRelationDefinition>
   /** Aggregate queries on the root type and on every many-relation. */
   enableAggregate?: boolean
-  /** Aggregate query on the root type only. */
-  aggregate?: { enabled?: boolean }
+  /** Aggregate query on the root type only (`enabled`), and the limit of every aggregate of the resource. */
+  aggregate?: AggregateOptions
   /**
    * Record-level access rule, called with the hook context of every call (after the guards and body
    * validation; `context.method` says which). Returns a filter ANDed into every statement of the call

@@ -85,6 +85,8 @@ export interface ResolvedResource {
   aggregateEnabled: boolean
   /** How the CSV export reads: `export.batchSize` and `export.maxBatchMilliseconds` with their defaults. */
   exportBatches: ReadBatches
+  /** Most groups one aggregate statement on this resource may answer. */
+  maxAggregateGroups: number
 }
 
 export interface ReadBatches {
@@ -97,6 +99,7 @@ export interface ReadBatches {
 const DEFAULT_EXPORT_BATCHES: ReadBatches = { size: 1000, maxMilliseconds: 50 }
 
 export const DEFAULT_MAX_RESULTS_SIZE = 50
+export const DEFAULT_MAX_AGGREGATE_GROUPS = 1000
 
 export interface PageSizes {
   /** Page size when the client asks for none. */
@@ -155,14 +158,25 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
   })
 }
 
+function positiveInteger<T extends number | undefined>(
+  definition: ResourceDefinition,
+  option: string,
+  value: T
+): T {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+    throw new ConfigurationError(`${definition.name}: ${option} must be a positive integer`)
+  }
+  return value
+}
+
 function resolveQueryOptions(definition: ResourceDefinition): ResolvedQueryOptions {
   const query = definition.query ?? {}
-  const maxResultsSize = query.maxResultsSize ?? DEFAULT_MAX_RESULTS_SIZE
-  for (const [option, value] of Object.entries({ maxResultsSize, defaultResultSize: query.defaultResultSize })) {
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-      throw new ConfigurationError(`${definition.name}: query.${option} must be a positive integer`)
-    }
-  }
+  const maxResultsSize = positiveInteger(
+    definition,
+    'query.maxResultsSize',
+    query.maxResultsSize ?? DEFAULT_MAX_RESULTS_SIZE
+  )
+  positiveInteger(definition, 'query.defaultResultSize', query.defaultResultSize)
   if (query.defaultResultSize !== undefined && query.defaultResultSize > maxResultsSize) {
     throw new ConfigurationError(`${definition.name}: query.defaultResultSize is larger than maxResultsSize`)
   }
@@ -225,7 +239,12 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
     many: [],
     one: [],
     aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true,
-    exportBatches: resolveExportBatches(definition)
+    exportBatches: resolveExportBatches(definition),
+    maxAggregateGroups: positiveInteger(
+      definition,
+      'aggregate.maxGroups',
+      definition.aggregate?.maxGroups ?? DEFAULT_MAX_AGGREGATE_GROUPS
+    )
   }
   for (const sort of resource.query.defaultSort) {
     storedField(resource, sort.field, 'query.defaultSort')

@@ -1,7 +1,14 @@
 import { feathers } from '@feathersjs/feathers'
 import { bodyParser, koa } from '@feathersjs/koa'
 import knex from 'knex'
-import { errorHandler, feathersQuery, type FeathersQueryOptions, type GraphqlOptions, type QueryLimits } from '../../src'
+import {
+  errorHandler,
+  feathersQuery,
+  type FeathersQueryOptions,
+  type GraphqlOptions,
+  type QueryLimits,
+  type ResourceDefinition
+} from '../../src'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 import { todoItemResource } from '../../example/resources/todo-item'
@@ -11,14 +18,16 @@ import type { AppFactory } from './server'
 /**
  * The example's resources in an app of their own, for tests of plugin options: the bare middleware, the
  * GraphQL options, query limits, body parser limits and other plugin options given, no application hooks.
+ * `resources` replaces the example's definitions (e.g. with other options), on the same tables.
  */
 export function exampleResourcesApp(options: {
   graphql?: GraphqlOptions
   limits?: QueryLimits
   bodyParser?: Parameters<typeof bodyParser>[0]
   quietErrors?: boolean
-  /** Plugin options besides the knex instance; `resources` replaces the example's own. */
-  plugin?: Partial<Omit<FeathersQueryOptions, 'Model'>>
+  /** Plugin options besides the knex instance and the resources. */
+  plugin?: Partial<Omit<FeathersQueryOptions, 'Model' | 'resources'>>
+  resources?: ResourceDefinition[]
 }): AppFactory {
   return async (databaseUrl) => {
     const db = knex(knexConfig(databaseUrl))
@@ -26,14 +35,9 @@ export function exampleResourcesApp(options: {
     const app = koa(feathers())
     app.use(options.quietErrors ? errorHandler(() => {}) : errorHandler())
     app.use(bodyParser(options.bodyParser))
+    const resources = options.resources ?? [todoItemResource, subTaskResource]
     app.configure(
-      feathersQuery({
-        Model: db,
-        resources: [todoItemResource, subTaskResource],
-        graphql: options.graphql,
-        limits: options.limits,
-        ...options.plugin
-      })
+      feathersQuery({ Model: db, resources, graphql: options.graphql, limits: options.limits, ...options.plugin })
     )
     return { app, db }
   }

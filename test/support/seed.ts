@@ -32,6 +32,14 @@ export async function seedTodoItems(db: Knex, items: TodoSeed[], chunk = 500): P
   return ids.map((row) => Number(row.id)).reverse()
 }
 
+/** `count` todo items titled and described by their number. */
+export function numberedItems(count: number): TodoSeed[] {
+  return Array.from({ length: count }, (_, index) => ({
+    title: `Item ${index}`,
+    description: `Description of item ${index}`
+  }))
+}
+
 export async function clearTables(db: Knex) {
   await db('sub_tasks').delete()
   await db('todo_items').delete()
