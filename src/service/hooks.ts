@@ -4,6 +4,7 @@ import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { compileValidator, type Validate } from '../validation/validator'
 import type { Guard } from '../resource/definition'
 import { checkReferences } from './references'
+import { badInput, type FieldError } from '../errors'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Hook = (context: HookContext<any, any>) => void | Promise<void>
@@ -20,12 +21,20 @@ function validateBody(validate: Validate): Hook {
       try {
         return validate(record)
       } catch (error) {
-        const errors = (error as { data?: { errors?: Array<{ field: string }> } }).data?.errors
-        for (const entry of errors ?? []) entry.field = entry.field.replace(/^body/, `body.${index}`)
-        throw error
+        throw atRecord(error, index)
       }
     })
   }
+}
+
+/** A validation error of one record of a multi create, with its fields (and message) under `body.<index>`. */
+function atRecord(error: unknown, index: number) {
+  // Feathers errors keep `errors` apart from `data`.
+  const errors = (error as { errors?: FieldError[] }).errors
+  if (!Array.isArray(errors)) return error
+  const fields = errors.map((entry) => ({ ...entry, field: entry.field.replace(/^body/, `body.${index}`) }))
+  const summary = fields.map((entry) => `${entry.field} ${entry.message}`).join(', ')
+  return badInput(fields, `Body is invalid: ${summary}`)
 }
 
 /**
