@@ -61,8 +61,9 @@ export function feathersQuery(options: FeathersQueryOptions) {
     reuseStatementsOf(options.Model, limits.preparedStatementBytes)
     waitForLocksAsynchronously(options.Model, options.sqlite)
     const inTransaction = transactional(options.Model)
-    // Hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write.
-    app.hooks({ around: { all: [shareTransaction(options.Model)] } })
+    // Hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write; what
+    // clients get of the resources, and their events, is stripped outside the application's hooks.
+    app.hooks({ around: { all: [shareTransaction(options.Model), externalRecords(resources)] } })
     let feathersRest = false
     for (const resource of resources) {
       const service = new ResourceService(resource, {
@@ -84,7 +85,6 @@ export function feathersQuery(options: FeathersQueryOptions) {
       feathersRest ||= getServiceOptions(app.service(resource.basePath)).koa?.composed !== undefined
       app.service(resource.basePath).hooks({
         around: {
-          all: [externalRecords(resource)],
           create: [inTransaction],
           update: [inTransaction],
           patch: [inTransaction],

@@ -1,4 +1,4 @@
-import type { HookContext, NextFunction } from '@feathersjs/feathers'
+import { getServiceOptions, type HookContext, type NextFunction } from '@feathersjs/feathers'
 import type { ResolvedResource } from '../resource/resolve'
 import type { ResourceParams, ResourceRecord } from '../service/resource-service'
 
@@ -39,15 +39,20 @@ export function externalResult(context: HookContext, result: unknown, strip: Rec
 }
 
 /**
- * The outermost hook of every resource service. After every other hook of the service has run, it sets
- * `context.dispatch` (what Feathers' transports send and channels publish) to the result — or to what
- * `resolveExternal` made of it — without hidden and filterOnly fields, and emits the write's event with those
- * records, so that no transport and no event ever carries them, whatever order the application's hooks and
- * resolvers run in. Reads on the plugin's own routes are left alone: those serialize what they send.
+ * An application-wide around hook, registered by the plugin, so that it runs outside every hook of the
+ * resource services and every application hook registered after the plugin (where the Feathers CLI registers
+ * them). After all of those have run, it sets `context.dispatch` (what Feathers' transports send and channels
+ * publish) to the result — or to what `resolveExternal` or another hook made of it — without hidden and
+ * filterOnly fields, and emits the write's event with those records, so that no transport and no event carries
+ * them, whatever order those hooks and resolvers run in. (An application hook registered before the plugin
+ * runs outside it, and whatever it makes `context.dispatch` is sent as it is.) Reads on the plugin's own
+ * routes are left alone: those serialize what they send. Calls of other services pass through.
  */
-export function externalRecords(resource: ResolvedResource) {
-  const strip = recordStripper(resource)
+export function externalRecords(resources: ResolvedResource[]) {
+  const strippers = new Map(resources.map((resource) => [resource, recordStripper(resource)]))
   return async (context: HookContext, next: NextFunction) => {
+    const strip = strippers.get(getServiceOptions(context.service)?.resource as ResolvedResource)
+    if (!strip) return next()
     await next()
     const event = WRITE_EVENTS[context.method]
     const params = context.params as ResourceParams
