@@ -14,7 +14,7 @@ import {
   type GraphqlErrorLogger
 } from './errors'
 import { buildGraphqlSchema } from './schema'
-import { DEFAULT_LIMITS, operationLimits, type GraphqlLimits } from './limits'
+import { operationLimits, resolveLimits, type GraphqlLimits } from './limits'
 import { documentCache } from './document-cache'
 import { graphqlPageSizes } from './collection-args'
 import { compiledExecution } from './compiled-execution'
@@ -27,7 +27,7 @@ export interface GraphqlOptions {
   parts?: GraphqlSchemaPart[]
   /** Receives unexpected errors, which clients see only as INTERNAL_SERVER_ERROR (default console.error). */
   logError?: GraphqlErrorLogger
-  /** What one request may cost: depth, complexity, SQL statements and size of the document. */
+  /** What one request may cost: depth, complexity, SQL statements, connections, size of the document. */
   limits?: GraphqlLimits
 }
 
@@ -43,7 +43,7 @@ export function graphqlMiddleware(
   const path = options.path ?? '/graphql'
   const log = options.logError ?? ((error: unknown) => console.error(error))
   const schema = buildGraphqlSchema(resources, options.parts)
-  const limits = { ...DEFAULT_LIMITS, ...options.limits }
+  const limits = resolveLimits(options.limits)
   const documents = documentCache((source) => parseWithCode(source, { maxTokens: limits.maxTokens }), validateWithCode)
   // graphql-http hands the context factory its own request object; the Koa context is found through it.
   const koaContexts = new WeakMap<IncomingMessage, Context>()
@@ -60,7 +60,8 @@ export function graphqlMiddleware(
     validate: documents.validate,
     execute: compiledExecution(schema),
     validationRules: [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))],
-    context: (request) => createGraphqlContext(app, koaContexts.get(request.raw)!),
+    context: (request) =>
+      createGraphqlContext(app, koaContexts.get(request.raw)!, limits.maxConcurrentStatements),
     onOperation: (request, _args, result) => {
       if (result.errors) return dedupeErrors(result)
       try {
