@@ -23,6 +23,10 @@ export interface GraphqlLimits {
   maxConcurrentStatements?: number
   /** Most tokens a document may have before it is even parsed (default 10,000). */
   maxTokens?: number
+  /** Largest document in bytes (UTF-8), refused before it is parsed (default 100,000). */
+  maxDocumentBytes?: number
+  /** Bytes of parsed documents kept for reuse, estimated from their text and tokens (default 20 MB). */
+  documentCacheBytes?: number
 }
 
 export const DEFAULT_LIMITS: Required<GraphqlLimits> = {
@@ -30,7 +34,9 @@ export const DEFAULT_LIMITS: Required<GraphqlLimits> = {
   maxComplexity: 25_000,
   maxStatements: 50,
   maxConcurrentStatements: 2,
-  maxTokens: 10_000
+  maxTokens: 10_000,
+  maxDocumentBytes: 100_000,
+  documentCacheBytes: 20_000_000
 }
 
 /** The limits in force: the defaults and what is configured (anything but a positive integer stops start-up). */
@@ -45,6 +51,19 @@ export function resolveLimits(configured: GraphqlLimits = {}): Required<GraphqlL
     limits[name] = value
   }
   return limits
+}
+
+/**
+ * Refuses a document over `maxBytes` before any work on it: its byte length is bounded by three bytes per
+ * UTF-16 unit, so only sources near the limit are measured.
+ */
+export function checkDocumentSize(source: string, maxBytes: number) {
+  if (source.length * 3 <= maxBytes) return
+  const bytes = source.length > maxBytes ? source.length : Buffer.byteLength(source)
+  if (bytes <= maxBytes) return
+  throw new GraphQLError(`The query document is larger than ${maxBytes} bytes.`, {
+    extensions: { code: 'QUERY_TOO_LARGE', maxBytes }
+  })
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type GraphqlErrorLogger
 } from './errors'
 import { buildGraphqlSchema } from './schema'
-import { operationLimits, resolveLimits, type GraphqlLimits } from './limits'
+import { checkDocumentSize, operationLimits, resolveLimits, type GraphqlLimits } from './limits'
 import { documentCache } from './document-cache'
 import { graphqlPageSizes } from './collection-args'
 import { compiledExecution } from './compiled-execution'
@@ -27,7 +27,7 @@ export interface GraphqlOptions {
   parts?: GraphqlSchemaPart[]
   /** Receives unexpected errors, which clients see only as INTERNAL_SERVER_ERROR (default console.error). */
   logError?: GraphqlErrorLogger
-  /** What one request may cost: depth, complexity, SQL statements, connections, size of the document. */
+  /** What one request may cost: size, depth and complexity of the document, statements, connections. */
   limits?: GraphqlLimits
 }
 
@@ -44,7 +44,11 @@ export function graphqlMiddleware(
   const log = options.logError ?? ((error: unknown) => console.error(error))
   const schema = buildGraphqlSchema(resources, options.parts)
   const limits = resolveLimits(options.limits)
-  const documents = documentCache((source) => parseWithCode(source, { maxTokens: limits.maxTokens }), validateWithCode)
+  const documents = documentCache(
+    (source) => parseWithCode(source, { maxTokens: limits.maxTokens }),
+    validateWithCode,
+    limits.documentCacheBytes
+  )
   // graphql-http hands the context factory its own request object; the Koa context is found through it.
   const koaContexts = new WeakMap<IncomingMessage, Context>()
   /**
@@ -56,7 +60,11 @@ export function graphqlMiddleware(
   const serialized = new WeakMap<IncomingMessage, string>()
   const handle = createHandler<GraphqlContext>({
     schema,
-    parse: (source) => documents.parse(typeof source === 'string' ? source : source.body),
+    parse: (source) => {
+      const text = typeof source === 'string' ? source : source.body
+      checkDocumentSize(text, limits.maxDocumentBytes)
+      return documents.parse(text)
+    },
     validate: documents.validate,
     execute: compiledExecution(schema),
     validationRules: [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))],
