@@ -92,6 +92,15 @@ describe('Configuration mistakes are reported at start-up', () => {
       'an aggregate group limit that is not a positive integer',
       configure(defineResource({ ...parent, name: 'Grouped', basePath: 'grouped', aggregate: { maxGroups: 0 } })),
       /Grouped: aggregate\.maxGroups must be a positive integer/
+    ],
+    [
+      // No statement of any request would ever run.
+      'no connection for a GraphQL request',
+      () =>
+        koa(feathers()).configure(
+          feathersQuery({ Model: db, resources: [parent], graphql: { limits: { maxConcurrentStatements: 0 } } })
+        ),
+      /graphql\.limits\.maxConcurrentStatements must be a positive integer/
     ]
   ]
 

@@ -3,7 +3,7 @@ import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { clearTables, numberedItems, seedTodoItems } from './support/seed'
 import { codes, graphql, seedSubTasks } from './support/graphql'
-import { aliased, assertServedMeanwhile, probeDuring } from './support/contention'
+import { aliased, assertServedMeanwhile, connectionsClaimedDuring, probeDuring } from './support/contention'
 
 /** A filter each row takes a while to match: twenty case-insensitive patterns. */
 const SLOW_FILTER = {
@@ -93,3 +93,38 @@ forEachDatabase(
   },
   exampleResourcesApp({ quietErrors: true, graphql: { limits: { maxStatements: 3 } } })
 )
+
+forEachDatabase('Limits: connections one request holds at once (maxConcurrentStatements 2)', (env) => {
+  const forty = aliased(40, 'todoItemAggregate(filter: $f) { count { id } }')
+  const aggregates = `query($f: TodoItemAggregateFilter) { ${forty} }`
+  let ids: number[] = []
+
+  before(async function () {
+    this.timeout(60000)
+    ids = await seedSlowTable(env.server.db)
+  })
+
+  it('runs at most two service calls of a request at once, the others waiting in the request', async function () {
+    this.timeout(60000)
+    let response: any
+    const claimed = await connectionsClaimedDuring(env.server, async () => {
+      response = await graphql(env.server, aggregates, { f: SLOW_FILTER })
+    })
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    assert.equal(response.data.a39[0].count.id, response.data.a0[0].count.id)
+    assert.ok(claimed <= 2, `the request held or waited for ${claimed} connections at once`)
+  })
+
+  it("keeps serving another user's request while one runs forty slow statements", async function () {
+    this.timeout(60000)
+    const { during, duration, result } = await probeDuring(
+      env.server,
+      () => graphql(env.server, aggregates, { f: SLOW_FILTER }),
+      () => env.server.http('GET', `/todo-items/${ids[0]}`)
+    )
+    assert.equal(result.errors, undefined, JSON.stringify(result.errors))
+    // Before the limit, the GET queued behind the request's statements and took 75-90% of its time.
+    const took = `the GET took ${Math.round(during)} ms of the request's ${Math.round(duration)} ms`
+    assert.ok(during < duration / 3, took)
+  })
+})

@@ -1,4 +1,5 @@
 import { GraphQLError, type ValidationRule } from 'graphql'
+import { ConfigurationError } from '../errors'
 import { OperationCost, type PageSizes } from './operation-cost'
 
 export interface GraphqlLimits {
@@ -15,15 +16,54 @@ export interface GraphqlLimits {
    * one per batch of up to 500 parents for relations and relation aggregates.
    */
   maxStatements?: number
+  /**
+   * Most service calls of one request that run at once (default 2), and so the most pooled connections it
+   * holds: the others wait their turn inside the request, not in the pool ahead of other requests.
+   */
+  maxConcurrentStatements?: number
   /** Most tokens a document may have before it is even parsed (default 10,000). */
   maxTokens?: number
+  /** Largest document in bytes (UTF-8), refused before it is parsed (default 100,000). */
+  maxDocumentBytes?: number
+  /** Bytes of parsed documents kept for reuse, estimated from their text and tokens (default 20 MB). */
+  documentCacheBytes?: number
 }
 
 export const DEFAULT_LIMITS: Required<GraphqlLimits> = {
   maxDepth: 12,
   maxComplexity: 25_000,
   maxStatements: 50,
-  maxTokens: 10_000
+  maxConcurrentStatements: 2,
+  maxTokens: 10_000,
+  maxDocumentBytes: 100_000,
+  documentCacheBytes: 20_000_000
+}
+
+/** The limits in force: the defaults and what is configured (anything but a positive integer stops start-up). */
+export function resolveLimits(configured: GraphqlLimits = {}): Required<GraphqlLimits> {
+  const limits = { ...DEFAULT_LIMITS }
+  for (const [name, value] of Object.entries(configured) as Array<[keyof GraphqlLimits, unknown]>) {
+    if (value === undefined) continue
+    if (!(name in DEFAULT_LIMITS)) throw new ConfigurationError(`graphql.limits.${name} is not a limit`)
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw new ConfigurationError(`graphql.limits.${name} must be a positive integer`)
+    }
+    limits[name] = value
+  }
+  return limits
+}
+
+/**
+ * Refuses a document over `maxBytes` before any work on it: its byte length is bounded by three bytes per
+ * UTF-16 unit, so only sources near the limit are measured.
+ */
+export function checkDocumentSize(source: string, maxBytes: number) {
+  if (source.length * 3 <= maxBytes) return
+  const bytes = source.length > maxBytes ? source.length : Buffer.byteLength(source)
+  if (bytes <= maxBytes) return
+  throw new GraphQLError(`The query document is larger than ${maxBytes} bytes.`, {
+    extensions: { code: 'QUERY_TOO_LARGE', maxBytes }
+  })
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type GraphqlErrorLogger
 } from './errors'
 import { buildGraphqlSchema } from './schema'
-import { DEFAULT_LIMITS, operationLimits, type GraphqlLimits } from './limits'
+import { checkDocumentSize, operationLimits, resolveLimits, type GraphqlLimits } from './limits'
 import { documentCache } from './document-cache'
 import { graphqlPageSizes } from './collection-args'
 import { compiledExecution } from './compiled-execution'
@@ -27,7 +27,7 @@ export interface GraphqlOptions {
   parts?: GraphqlSchemaPart[]
   /** Receives unexpected errors, which clients see only as INTERNAL_SERVER_ERROR (default console.error). */
   logError?: GraphqlErrorLogger
-  /** What one request may cost: depth, complexity, SQL statements and size of the document. */
+  /** What one request may cost: size, depth and complexity of the document, statements, connections. */
   limits?: GraphqlLimits
 }
 
@@ -43,8 +43,12 @@ export function graphqlMiddleware(
   const path = options.path ?? '/graphql'
   const log = options.logError ?? ((error: unknown) => console.error(error))
   const schema = buildGraphqlSchema(resources, options.parts)
-  const limits = { ...DEFAULT_LIMITS, ...options.limits }
-  const documents = documentCache((source) => parseWithCode(source, { maxTokens: limits.maxTokens }), validateWithCode)
+  const limits = resolveLimits(options.limits)
+  const documents = documentCache(
+    (source) => parseWithCode(source, { maxTokens: limits.maxTokens }),
+    validateWithCode,
+    limits.documentCacheBytes
+  )
   // graphql-http hands the context factory its own request object; the Koa context is found through it.
   const koaContexts = new WeakMap<IncomingMessage, Context>()
   /**
@@ -56,11 +60,16 @@ export function graphqlMiddleware(
   const serialized = new WeakMap<IncomingMessage, string>()
   const handle = createHandler<GraphqlContext>({
     schema,
-    parse: (source) => documents.parse(typeof source === 'string' ? source : source.body),
+    parse: (source) => {
+      const text = typeof source === 'string' ? source : source.body
+      checkDocumentSize(text, limits.maxDocumentBytes)
+      return documents.parse(text)
+    },
     validate: documents.validate,
     execute: compiledExecution(schema),
     validationRules: [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))],
-    context: (request) => createGraphqlContext(app, koaContexts.get(request.raw)!),
+    context: (request) =>
+      createGraphqlContext(app, koaContexts.get(request.raw)!, limits.maxConcurrentStatements),
     onOperation: (request, _args, result) => {
       if (result.errors) return dedupeErrors(result)
       try {

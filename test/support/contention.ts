@@ -51,6 +51,25 @@ export function assertServedMeanwhile({ alone, during }: { alone: number; during
   assert.ok(during < Math.max(500, 20 * alone), took)
 }
 
+/**
+ * The most pooled connections held or waited for at once while `work` runs, sampled whenever a statement
+ * starts: what one request takes from the pool, and so from everyone else.
+ */
+export async function connectionsClaimedDuring(server: TestServer, work: () => Promise<unknown>) {
+  const pool = (server.db.client as { pool: { numUsed(): number; numPendingAcquires(): number } }).pool
+  let most = 0
+  const sample = () => {
+    most = Math.max(most, pool.numUsed() + pool.numPendingAcquires())
+  }
+  server.db.on('query', sample)
+  try {
+    await work()
+    return most
+  } finally {
+    server.db.removeListener('query', sample)
+  }
+}
+
 /** `count` aliases of `field` in one operation, `a0: field a1: field ...`. */
 export function aliased(count: number, field: string) {
   return Array.from({ length: count }, (_, index) => `a${index}: ${field}`).join(' ')

@@ -183,8 +183,13 @@ function restRequest(next: () => number, ids: number[]): HostileRequest {
   }
 }
 
+/** `count` aliases of `field` in one selection. */
+function aliases(count: number, field: string) {
+  return Array.from({ length: count }, (_, index) => `a${index}: ${field}`).join(' ')
+}
+
 function graphqlRequest(next: () => number): HostileRequest {
-  const kind = Math.floor(next() * 8)
+  const kind = Math.floor(next() * 11)
   const headers = { 'content-type': 'application/json' }
   const query = (text: string, variables?: unknown) => ({ method: 'POST', path: '/graphql', body: json({ query: text, variables }), headers })
   const field = () => pick(next, [...FIELDS, 'age', 'createdBy', "title' OR 1=1", '__proto__'])
@@ -206,6 +211,22 @@ function graphqlRequest(next: () => number): HostileRequest {
       return query(`{ todoItem(id: ${graphqlLiteral(next)}) { id title subTasks(paging: {last: ${pick(next, ['1', '0', '-5', '100'])}, before: ${graphqlLiteral(next)}}) { edges { node { id } } } } }`)
     case 6:
       return query(`{ todoItemAggregate(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { groupBy { ${pick(next, ['completed', 'created(by: WEEK)', 'created(by: DECADE)', 'age', 'createdBy'])} } count { id } } }`)
+    case 7: {
+      // Every record as a group, under many aliases, at the root or per parent of a page.
+      const groups = pick(next, ['groupBy { id title description }', 'groupBy { id } count { id }', 'groupBy { created(by: DAY) title }'])
+      const field = next() < 0.5 ? `todoItemAggregate { ${groups} }` : `todoItems(paging: {first: 50}) { edges { node { subTasksAggregate { ${groups} } } } }`
+      return query(`{ ${aliases(1 + Math.floor(next() * 12), field)} }`)
+    }
+    case 8: {
+      // Many statements from a small document: counts, aggregates and relations under aliases.
+      const field = pick(next, ['todoItems { totalCount }', 'todoItemAggregate { count { id } }', 'todoItems(paging: {first: 50}) { edges { node { subTasks { totalCount } } } }'])
+      return query(`{ ${aliases(1 + Math.floor(next() * 80), field)} }`)
+    }
+    case 9: {
+      // A valid query behind up to 300 KB of comments, which are no tokens.
+      const lines = Math.floor(next() * 3000)
+      return query(`${'# padding padding padding padding padding padding padding padding padding padding padding\n'.repeat(lines)}{ todoItems { totalCount } }`)
+    }
     default: {
       const body = pick(next, ['{', '{"query": 1}', '{"query": "{"}', '{"query": "mutation { x }"}', '{"query": "{ todoItems { edges { node { id } } } }", "variables": "x"}', 'null', '[]', `{"query": "${'{ a '.repeat(300)}"}`, '{"query": "subscription { a }"}'])
       return { method: pick(next, ['POST', 'GET', 'PUT']), path: pick(next, ['/graphql', '/graphql?query=%7B', '/graphql?query=' + encodeURIComponent('{ todoItems { totalCount } }') + '&variables=%7B']), body: body, headers: pick(next, [headers, { 'content-type': 'text/plain' }, {}]) }
