@@ -22,8 +22,15 @@ export interface Dialect {
   list: ListBinding
   /** SQL for the start of the bucket holding a date column's value, as a `YYYY-MM-DD` string (UTC). */
   dateBucket(column: string, bucket: DateBucket): Knex.Raw
-  /** AVG in double precision (the same digits on every database), with `??` for the column. */
-  average: string
+  /** SUM of a column, in double precision where integers could overflow 64 bits. */
+  sum(column: string): Knex.Raw
+  /** AVG in double precision (the same digits on every database). */
+  average(column: string): Knex.Raw
+  /**
+   * True when SUM or AVG of a column overflowed a double, for databases that answer it as a number (MariaDB
+   * says 0); where this is missing, the database answers Infinity.
+   */
+  overflowed?(column: string): Knex.Raw
   /** The rows of a SELECT run with `knex.raw`, whose result each driver shapes its own way. */
   rawRows(result: unknown): Array<Record<string, unknown>>
 }
@@ -37,7 +44,7 @@ export interface ListBinding {
   where(builder: Knex.QueryBuilder, column: string, bound: Knex.Value[], negate: boolean): Knex.QueryBuilder
 }
 
-/** A JSON array as SQLite stores its members: dates as epoch milliseconds, booleans as 1 and 0 (JSON true). */
+/** A JSON array as SQLite stores its members: dates as epoch milliseconds, booleans as 1 and 0. */
 function jsonList(members: readonly DbValue[]) {
   return JSON.stringify(members.map((member) => (member instanceof Date ? member.getTime() : member)))
 }
@@ -104,8 +111,10 @@ function sqlite(knex: Knex): Dialect {
     iLike: (column, pattern) => knex.raw("LOWER(??) LIKE LOWER(?) ESCAPE '\\'", [column, pattern]),
     list: jsonEachList,
     dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column]),
+    // SUM fails with "integer overflow" past 64 bits; TOTAL adds in double precision, and is 0 for no value.
+    sum: (column) => knex.raw('CASE WHEN COUNT(??) > 0 THEN TOTAL(??) END', [column, column]),
     // SQLite's AVG is a double already.
-    average: 'AVG(??)',
+    average: (column) => knex.raw('AVG(??)', [column]),
     rawRows: (result) => result as Rows
   }
 }
@@ -127,8 +136,13 @@ function mysql(knex: Knex): Dialect {
     list: paddedList,
     dateBucket: (column, bucket) =>
       knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column]),
+    // Integers are summed as DECIMAL(65), which cannot overflow.
+    sum: (column) => knex.raw('SUM(??)', [column]),
     // MySQL averages integers as a DECIMAL rounded to 4 places; a floating-point zero makes it a double.
-    average: 'AVG(?? + 0E0)',
+    average: (column) => knex.raw('AVG(?? + 0E0)', [column]),
+    // A double sum past the largest double is infinite inside MariaDB, which sends it as 0.
+    overflowed: (column) =>
+      knex.raw('SUM(?? + 0E0) NOT BETWEEN -1.7976931348623157E308 AND 1.7976931348623157E308', [column]),
     // mysql2 answers [rows, fields].
     rawRows: (result) => (result as [Rows, unknown])[0]
   }
@@ -145,8 +159,9 @@ function postgres(knex: Knex): Dialect {
     list: paddedList,
     dateBucket: (column, bucket) =>
       knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column]),
+    sum: (column) => knex.raw('SUM(??)', [column]),
     // Postgres averages integers as numeric (returned as text); as a double it agrees with the others.
-    average: 'AVG(??::double precision)',
+    average: (column) => knex.raw('AVG(??::double precision)', [column]),
     rawRows: (result) => (result as { rows: Rows }).rows
   }
 }
