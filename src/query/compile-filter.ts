@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { badField } from '../errors'
-import { encodeValue, type DbValue } from '../resource/codec'
+import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import type { Dialect } from './dialect'
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './limits'
@@ -179,6 +179,7 @@ class FilterParser {
         if (value.length > maxPatternLength) {
           throw badField(path, `must be at most ${maxPatternLength} characters long`)
         }
+        checkUnicode(value, path)
         if (UNFINISHED_ESCAPE.test(value)) {
           throw badField(path, 'must not end with a lone \\ (it escapes the next character; \\\\ is a backslash)')
         }
