@@ -25,7 +25,7 @@ export interface FeathersQueryOptions {
   graphql?: GraphqlOptions | false
   /** The OpenAPI document of the REST surface (at `/openapi.json` unless configured); `false` leaves it out. */
   openapi?: OpenApiOptions | false
-  /** What one filter may hold, on every surface (see QueryLimits for the defaults). */
+  /** What a filter may hold on every surface, and the statements kept per shape (defaults in QueryLimits). */
   limits?: QueryLimits
 }
 

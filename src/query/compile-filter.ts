@@ -189,7 +189,7 @@ class FilterParser {
         break
       }
       case 'in':
-      case 'notIn':
+      case 'notIn': {
         if (!Array.isArray(value)) throw badField(path, 'must be a list')
         if (value.length > maxListLength) throw badField(path, `must have at most ${maxListLength} values`)
         this.counted(value.length, path)
@@ -198,6 +198,7 @@ class FilterParser {
         // The number of values bound, which the dialect keeps to a few lengths.
         this.key += `:${this.values.length - first}`
         break
+      }
       case 'between':
       case 'notBetween': {
         const range = value as Between

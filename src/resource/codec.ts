@@ -94,7 +94,7 @@ export function parseNumber(kind: 'integer' | 'number', text: string): number {
   return (kind === 'integer' ? INTEGER_TEXT : NUMBER_TEXT).test(text) ? Number(text) : NaN
 }
 
-/** A UTF-16 surrogate without its pair, which no database stores: each would put U+FFFD in its place. */
+/** A UTF-16 surrogate without its pair: no database stores it as it is, nor the same way as another. */
 const LONE_SURROGATE = /\p{Surrogate}/u
 
 /**

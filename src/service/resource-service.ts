@@ -56,7 +56,7 @@ export interface ResourceParams extends Params<ResourceQuery> {
 
 export interface ResourceServiceOptions {
   Model: Knex
-  /** What one filter may hold (see QueryLimits for the defaults). */
+  /** What one filter may hold, and the statements kept per shape (QueryLimits has the defaults). */
   limits?: QueryLimits
 }
 
