@@ -32,7 +32,7 @@ export interface FeathersQueryOptions {
   openapi?: OpenApiOptions | false
   /** SQLite through better-sqlite3: how long a write waits for another process's lock. */
   sqlite?: SqliteOptions
-  /** What one filter may hold, on every surface (see QueryLimits for the defaults). */
+  /** What a filter may hold on every surface, and the statements kept per shape (defaults in QueryLimits). */
   limits?: QueryLimits
 }
 

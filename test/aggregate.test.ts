@@ -1,7 +1,20 @@
 import { BadRequest } from '@feathersjs/errors'
 import assert from 'node:assert/strict'
-import type { Knex } from 'knex'
-import type { AggregateRequest, ResourceParams, ResourceService } from '../src'
+import knex, { type Knex } from 'knex'
+import { feathers } from '@feathersjs/feathers'
+import { bodyParser, koa } from '@feathersjs/koa'
+import { Type } from '@sinclair/typebox'
+import { knexConfig } from '../example/database'
+import {
+  defineResource,
+  errorHandler,
+  feathersQuery,
+  FilterableField,
+  IDField,
+  type AggregateRequest,
+  type ResourceParams,
+  type ResourceService
+} from '../src'
 import { createFixtureApp } from './support/fixture-app'
 import { clearTables, seedTodoItems } from './support/seed'
 import { forEachDatabase, type TestServer } from './support/server'
@@ -208,6 +221,31 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
         }
       ]
     )
+  })
+
+  it('refuses a sum or average beyond what a double holds as out of range, on every database', async () => {
+    await seedTodoItems(env.server.db, [
+      { title: 'a', priority: 1e308 },
+      { title: 'b', priority: 1e308 },
+      { title: 'c', priority: -1 }
+    ])
+    // SQLite answered Infinity (a 500 over GraphQL, which has no Infinity) and MariaDB 0.
+    for (const fn of ['sum', 'avg'] as const) {
+      await rejects(aggregate({ [fn]: ['priority'] }), [`${fn}.priority`], fn)
+      const grouped = aggregate({ groupBy: [{ field: 'completed' }], [fn]: ['priority'] })
+      await rejects(grouped, [`${fn}.priority`], fn)
+    }
+    const one = { query: { filter: { title: { in: ['a', 'c'] } } } }
+    assert.deepEqual(await aggregate({ sum: ['priority'], avg: ['priority'] }, one), [
+      { sum: { priority: 1e308 - 1 }, avg: { priority: (1e308 - 1) / 2 } }
+    ])
+    const response = await env.server.http('POST', '/graphql', {
+      query: '{ todoItemAggregate { count { id } sum { priority } } }'
+    })
+    assert.deepEqual(response.body.errors?.[0].extensions, {
+      code: 'BAD_USER_INPUT',
+      errors: [{ field: 'sum.priority', message: 'is out of range: beyond ±1.7976931348623157e+308' }]
+    })
   })
 
   it('refuses requests it cannot compute with a BadRequest naming each entry', async () => {
@@ -456,4 +494,40 @@ forEachDatabase(
     })
   },
   createFixtureApp
+)
+
+/** A resource whose integers fill 64 bits, as a BIGINT column holds them. */
+async function bigCountersApp(databaseUrl: string) {
+  const db = knex(knexConfig(databaseUrl))
+  await db.schema.createTable('counters', (table) => {
+    table.increments('id')
+    table.bigInteger('amount').notNullable()
+  })
+  const counters = defineResource({
+    name: 'Counter',
+    schema: Type.Object({ id: IDField(Type.Integer()), amount: FilterableField(Type.Integer()) }),
+    enableAggregate: true
+  })
+  const app = koa(feathers())
+  app.use(errorHandler(() => {}))
+  app.use(bodyParser())
+  app.configure(feathersQuery({ Model: db, resources: [counters] }))
+  return { app, db }
+}
+
+forEachDatabase(
+  'Aggregates: sums of integers past 64 bits',
+  (env) => {
+    it('sums integers past 2^63 as a double on every database (SQLite failed: overflow)', async () => {
+      const largest = Number.MAX_SAFE_INTEGER
+      const rows = Array.from({ length: 1100 }, () => ({ amount: largest }))
+      await env.server.db.batchInsert('counters', rows, 100)
+      const counters = serviceOf(env.server, 'counters')
+      const [response] = await counters.aggregate({ sum: ['amount'], avg: ['amount'] })
+      const exact = Number(1100n * BigInt(largest))
+      assert.ok(Math.abs(response.sum!.amount! - exact) / exact < 1e-12, `${response.sum!.amount} ≠ ${exact}`)
+      assert.ok(Math.abs(response.avg!.amount! - largest) / largest < 1e-12, `${response.avg!.amount}`)
+    })
+  },
+  bigCountersApp
 )

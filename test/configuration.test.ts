@@ -85,7 +85,10 @@ describe('Configuration mistakes are reported at start-up', () => {
     ],
     [
       'a query limit that is not a positive integer',
-      () => koa(feathers()).configure(feathersQuery({ Model: db, resources: [parent], limits: { maxComparisons: 0 } })),
+      () => {
+        const limits = { maxComparisons: 0 }
+        koa(feathers()).configure(feathersQuery({ Model: db, resources: [parent], limits }))
+      },
       /limits\.maxComparisons must be a positive integer/
     ],
     [

@@ -9,6 +9,7 @@ import { defineResource, errorHandler, feathersQuery, Field, FilterableField, ID
 import { forEachDatabase } from './support/server'
 import { createFixtureApp } from './support/fixture-app'
 import { clearTables, seedTodoItems } from './support/seed'
+import { codes, graphql } from './support/graphql'
 
 forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env) => {
   let id = 0
@@ -31,6 +32,107 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
       assert.equal(response.status, 400, raw)
     }
     assert.equal((await env.server.http('GET', `/todo-items/${id}`)).status, 200)
+  })
+
+  it('reads numbers in query strings as the id path does: no hex, binary, exponent or blanks', async () => {
+    const misread = [`0x${id.toString(16)}`, `0b${id.toString(2)}`, `${id}e0`, `${id}.0`, `%20${id}`]
+    misread.push(`%2B${id}`)
+    for (const raw of misread) {
+      for (const path of [`/todo-items?id=${raw}`, `/todo-items/export?id=${raw}`]) {
+        const response = await env.server.http('GET', path)
+        assert.equal(response.status, 400, path)
+        assert.deepEqual(response.body.errors, [{ field: 'id', message: 'must be an integer' }], path)
+      }
+      assert.equal((await env.server.http('GET', `/todo-items/${raw}`)).status, 400, raw)
+    }
+    for (const query of ['limit=0x10', 'limit=1e1', 'offset=0b1', 'offset=%201']) {
+      const response = await env.server.http('GET', `/todo-items?${query}`)
+      assert.equal(response.status, 400, query)
+    }
+    for (const raw of ['0x4', '0b100', '4.', '.5', 'Infinity', '%204']) {
+      const response = await env.server.http('GET', `/todo-items?priority=${raw}`)
+      assert.deepEqual(response.body.errors, [{ field: 'priority', message: 'must be a number' }], raw)
+    }
+    // A number field takes JSON's numbers, exponents included.
+    assert.equal((await env.server.http('GET', '/todo-items?priority=0e0')).body.totalCount, 1)
+    assert.equal((await env.server.http('GET', `/todo-items?id=${id}&limit=5&offset=0`)).body.totalCount, 1)
+  })
+
+  it('takes one range of dates on every database: four-digit years at UTC', async () => {
+    const COUNT = 'query($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }'
+    const RANGE = 'must be between 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z'
+    for (const [filter, total] of [
+      [{ created: { lte: '9999-12-31T23:59:59.999Z' } }, 1],
+      [{ created: { gt: '9999-12-31T23:59:59.999+14:00' } }, 0],
+      [{ created: { gte: '0001-01-01T00:00:00.000Z' } }, 1],
+      [{ created: { lt: '0001-01-01T00:00:00.000-01:00' } }, 0]
+    ] as const) {
+      const response = await graphql(env.server, COUNT, { filter })
+      assert.equal(response.data?.todoItems.totalCount, total, JSON.stringify(response.errors))
+    }
+    // MariaDB read the first as year 10000 and answered every record; SQLite answered none.
+    const outside = ['9999-12-31T23:59:59.999-14:00', '0001-01-01T00:00:00.000+00:01', '0000-06-01T00:00:00Z']
+    for (const value of outside) {
+      const response = await graphql(env.server, COUNT, { filter: { created: { gt: value } } })
+      assert.deepEqual(codes(response), ['BAD_USER_INPUT'], value)
+      assert.ok(response.errors![0].message.includes(RANGE), response.errors![0].message)
+      const rest = await env.server.http('GET', `/todo-items?created=${encodeURIComponent(value)}`)
+      assert.deepEqual(rest.body.errors, [{ field: 'created', message: RANGE }], value)
+    }
+    const service = env.server.app.service('todo-items')
+    await assert.rejects(
+      service.find({ query: { filter: { created: { lt: new Date(Date.UTC(10000, 0, 1)) } } } }),
+      (error: { code: number; errors: unknown }) => {
+        assert.deepEqual(error.errors, [{ field: 'created.lt', message: RANGE }])
+        return error.code === 400
+      }
+    )
+  })
+
+  it('takes real calendar days and times only, over GraphQL as over REST', async () => {
+    const COUNT = 'query($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }'
+    for (const value of [
+      '2026-02-30T00:00:00Z',
+      '2026-02-29T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T00:60:00Z',
+      '2026-01-01T00:00:60Z',
+      '2026-01-01T00:00:00+24:00',
+      '2026-01-01 00:00:00Z'
+    ]) {
+      const variable = await graphql(env.server, COUNT, { filter: { created: { eq: value } } })
+      assert.deepEqual(codes(variable), ['BAD_USER_INPUT'], value)
+      const inline = `{ todoItems(filter: {created: {eq: "${value}"}}) { totalCount } }`
+      const literal = await graphql(env.server, inline)
+      assert.deepEqual(codes(literal), ['GRAPHQL_VALIDATION_FAILED'], value)
+      const rest = await env.server.http('GET', `/todo-items?created=${encodeURIComponent(value)}`)
+      assert.equal(rest.status, 400, value)
+    }
+    const leapDay = { created: { lt: '2028-02-29T23:59:59.999+01:00' } }
+    const leap = await graphql(env.server, COUNT, { filter: leapDay })
+    assert.equal(leap.data?.todoItems.totalCount, 1, JSON.stringify(leap.errors))
+    assert.equal((await env.server.http('GET', '/todo-items?created=2028-02-29T00:00:00Z')).status, 200)
+  })
+
+  it('refuses a string holding a lone surrogate, naming the field, rather than storing another', async () => {
+    const MESSAGE = 'must be valid Unicode (it holds a lone surrogate, \\uD800 to \\uDFFF)'
+    const created = await env.server.http('POST', '/todo-items', { title: 'half \ud83d of an emoji' })
+    assert.equal(created.status, 400, created.text)
+    assert.deepEqual(created.body.errors, [{ field: 'title', message: MESSAGE }])
+    const patched = await env.server.http('PATCH', `/todo-items/${id}`, { description: '\udc00' })
+    assert.deepEqual(patched.body.errors, [{ field: 'description', message: MESSAGE }])
+    const COUNT = 'query($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }'
+    for (const operator of ['eq', 'like', 'iLike']) {
+      const response = await graphql(env.server, COUNT, { filter: { title: { [operator]: 'x\ud800' } } })
+      const expected = [{ field: `title.${operator}`, message: MESSAGE }]
+      assert.deepEqual(response.errors?.[0].extensions.errors, expected)
+    }
+    const whole = await env.server.http('POST', '/todo-items', { title: 'a whole 😀' })
+    assert.equal(whole.status, 201, whole.text)
+    assert.equal(whole.body.title, 'a whole 😀')
+    await env.server.http('DELETE', `/todo-items/${whole.body.id}`)
   })
 
   it('names the parameter whose value the database cannot take', async () => {

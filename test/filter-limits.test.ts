@@ -11,9 +11,13 @@ import { exampleResourcesApp } from './support/example-resources-app'
  * filter is either answered or refused with a 400 naming where it went too far, never a database error.
  */
 const COUNT = `query Count($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }`
-const AGGREGATE = `query Aggregate($filter: TodoItemAggregateFilter) { todoItemAggregate(filter: $filter) { count { id } } }`
+const AGGREGATE = `query Aggregate($filter: TodoItemAggregateFilter) {
+  todoItemAggregate(filter: $filter) { count { id } }
+}`
 
-const orOf = (members: number) => ({ or: Array.from({ length: members }, (_, index) => ({ priority: { eq: index } })) })
+const orOf = (members: number) => ({
+  or: Array.from({ length: members }, (_, index) => ({ priority: { eq: index } }))
+})
 const listOf = (length: number, from = 0) => Array.from({ length }, (_, index) => from + index)
 
 forEachDatabase('Filter limits: what one filter may hold', (env) => {
@@ -59,7 +63,9 @@ forEachDatabase('Filter limits: what one filter may hold', (env) => {
   })
 
   it('refuses more bound values than allowed (SQLite failed past 32,766)', async () => {
-    const lists = Array.from({ length: 11 }, (_, index) => ({ priority: { notIn: listOf(1000, 1000 * (index + 1)) } }))
+    const lists = Array.from({ length: 11 }, (_, index) => ({
+      priority: { notIn: listOf(1000, 1000 * (index + 1)) }
+    }))
     const error = await refused({ and: lists })
     assert.deepEqual(error.extensions.errors!.map((entry) => entry.field), ['and.10.priority.notIn'])
     assert.match(error.message, /at most 10000 values/)
@@ -68,7 +74,8 @@ forEachDatabase('Filter limits: what one filter may hold', (env) => {
 
   it('refuses a list longer than allowed', async () => {
     const error = await refused({ priority: { in: listOf(1001) } })
-    assert.deepEqual(error.extensions.errors, [{ field: 'priority.in', message: 'must have at most 1000 values' }])
+    const expected = [{ field: 'priority.in', message: 'must have at most 1000 values' }]
+    assert.deepEqual(error.extensions.errors, expected)
   })
 
   it('refuses a pattern longer than allowed (SQLite failed past 50,000 bytes)', async () => {
@@ -96,13 +103,16 @@ forEachDatabase(
   'Filter limits: configured',
   (env) => {
     it('applies the configured limits', async () => {
-      const small = await graphql(env.server, COUNT, { filter: { or: [{ id: { eq: 1 } }, { id: { eq: 2 } }, { id: { in: [1, 2, 3] } }] } })
+      const three = { or: [{ id: { eq: 1 } }, { id: { eq: 2 } }, { id: { in: [1, 2, 3] } }] }
+      const small = await graphql(env.server, COUNT, { filter: three })
       assert.equal(small.errors, undefined, JSON.stringify(small.errors))
       const many = await graphql(env.server, COUNT, { filter: { or: orOf(4).or } })
       assert.deepEqual(codes(many), ['BAD_USER_INPUT'])
       const list = await graphql(env.server, COUNT, { filter: { id: { in: [1, 2, 3, 4] } } })
-      assert.deepEqual(list.errors?.[0].extensions.errors, [{ field: 'id.in', message: 'must have at most 3 values' }])
-      const values = await graphql(env.server, COUNT, { filter: { id: { in: [1, 2, 3] }, priority: { in: [1, 2, 3] } } })
+      const expected = [{ field: 'id.in', message: 'must have at most 3 values' }]
+      assert.deepEqual(list.errors?.[0].extensions.errors, expected)
+      const six = { id: { in: [1, 2, 3] }, priority: { in: [1, 2, 3] } }
+      const values = await graphql(env.server, COUNT, { filter: six })
       assert.match(values.errors?.[0].message ?? '', /at most 5 values/)
       const pattern = await graphql(env.server, COUNT, { filter: { title: { like: 'abcd' } } })
       assert.match(pattern.errors?.[0].message ?? '', /at most 3 characters/)
@@ -112,6 +122,12 @@ forEachDatabase(
   },
   exampleResourcesApp({
     quietErrors: true,
-    limits: { maxComparisons: 3, maxListLength: 3, maxFilterValues: 5, maxPatternLength: 3, maxFilterDepth: 1 }
+    limits: {
+      maxComparisons: 3,
+      maxListLength: 3,
+      maxFilterValues: 5,
+      maxPatternLength: 3,
+      maxFilterDepth: 1
+    }
   })
 )

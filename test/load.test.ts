@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import autocannon from 'autocannon'
-import { benchDatabase, seedSubTasks, seedTodoItems, type BenchDatabase } from '../bench/support/databases'
-import { rssOf, startScript } from '../bench/support/processes'
+import { benchDatabase, seedSubTasks, seedTodoItems } from '../bench/support/databases'
 import { databaseNames } from './support/databases'
+import { serverProcess } from './support/server-process'
 
 const CONNECTIONS = 200
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 30)
@@ -28,22 +28,11 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  */
 for (const name of databaseNames) {
   describe(`Load: ${CONNECTIONS} connections for ${SECONDS} s [${name}]`, function () {
-    let database: BenchDatabase
-    let server: ReturnType<typeof startScript>
-    let port = 0
-
-    before(async function () {
-      this.timeout(120000)
-      database = await benchDatabase(name)
+    const server = serverProcess(async () => {
+      const database = await benchDatabase(name)
       await seedTodoItems(database.db, 2000)
       await seedSubTasks(database.db, 10)
-      server = startScript('support/example-server.ts', { DATABASE_URL: database.url }, ['--expose-gc'])
-      port = Number((await server.ready).payload)
-    })
-
-    after(async () => {
-      server?.child.kill()
-      await database?.drop()
+      return database
     })
 
     it('answers every request of list, get and GraphQL, and does not grow', async function () {
@@ -51,13 +40,18 @@ for (const name of databaseNames) {
       // A request still unanswered after 30 s counts as failed (autocannon's own default is 10 s; on a shared
       // two-core machine the GraphQL tail under 200 connections reaches a few seconds).
       const run = (duration: number) =>
-        autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration, requests, timeout: 30 })
+        autocannon({
+          url: `http://127.0.0.1:${server.port}`,
+          connections: CONNECTIONS,
+          duration,
+          requests,
+          timeout: 30
+        })
       // Live memory: the JS heap after a full collection (a leak shows there); RSS also counts allocator pages
       // the process keeps after a burst, so it is reported, not judged.
       const settled = async () => {
         await wait(500)
-        const usage = (await (await fetch(`http://127.0.0.1:${port}/__gc`)).json()) as NodeJS.MemoryUsage
-        return { heap: usage.heapUsed, rss: rssOf(server.child.pid!) }
+        return server.memory()
       }
       await run(5)
       const warm = await settled()

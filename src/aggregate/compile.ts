@@ -7,14 +7,20 @@ import type {
   AggregateResponse,
   PartitionedAggregates
 } from '../query/model'
-import { decodePartitions, decodeResponses } from './decode'
+import { decodePartitions, decodeResponses, overflowAlias } from './decode'
 import { planAggregate, type AggregatePlan, type GroupColumn } from './plan'
 
-const FUNCTION_SQL: Record<Exclude<AggregateFunction, 'avg'>, string> = {
+const FUNCTION_SQL: Record<'count' | 'min' | 'max', string> = {
   count: 'COUNT(??)',
-  sum: 'SUM(??)',
   min: 'MIN(??)',
   max: 'MAX(??)'
+}
+
+function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunction, column: string): Knex.Raw {
+  // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
+  if (fn === 'sum') return target.dialect.sum(column)
+  if (fn === 'avg') return target.dialect.average(column)
+  return knex.raw(FUNCTION_SQL[fn], [column])
 }
 
 function groupExpression(knex: Knex, target: SqlTarget, group: GroupColumn): Knex.Raw {
@@ -35,10 +41,13 @@ function selectAggregates(knex: Knex, builder: Knex.QueryBuilder, target: SqlTar
     if (group.field.nullable) builder.orderByRaw('(? IS NULL) DESC', [expression])
     builder.orderByRaw('? ASC', [expression])
   }
+  const { overflowed } = target.dialect
   for (const { fn, field, alias } of plan.aggregates) {
-    // Averages differ per database (see the dialect table); the rest is standard SQL.
-    const sql = fn === 'avg' ? target.dialect.average : FUNCTION_SQL[fn]
-    builder.select(knex.raw(`${sql} AS ??`, [qualified(target, field), alias]))
+    const column = qualified(target, field)
+    builder.select(knex.raw('? AS ??', [aggregateExpression(knex, target, fn, column), alias]))
+    if (overflowed && (fn === 'sum' || fn === 'avg')) {
+      builder.select(knex.raw('? AS ??', [overflowed(column), overflowAlias(alias)]))
+    }
   }
   return builder
 }

@@ -1,3 +1,4 @@
+import { badField } from '../errors'
 import { decodeValue } from '../resource/codec'
 import type { AggregateResponse, PartitionedAggregates } from '../query/model'
 import type { AggregateColumn, AggregatePlan, GroupColumn } from './plan'
@@ -10,11 +11,24 @@ function decodeGroup(group: GroupColumn, value: unknown) {
   return value === null || value === undefined ? null : `${decodeValue('string', value)}T00:00:00.000Z`
 }
 
-/** Drivers return counts as BIGINT and MySQL sums and averages as DECIMAL, possibly as strings. */
-function decodeAggregate({ fn, field }: AggregateColumn, value: unknown) {
+/** The column where a database that cannot answer Infinity says that a sum or average overflowed. */
+export const overflowAlias = (alias: string) => `${alias}_overflowed`
+
+/**
+ * Drivers return counts as BIGINT and MySQL sums and averages as DECIMAL, possibly as strings. A sum or an
+ * average past the largest double has no number in JSON or GraphQL: SQLite answered Infinity and MariaDB 0,
+ * so it is refused, the same on every database, rather than answered wrongly.
+ */
+function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row) {
+  const value = row[alias]
   if (fn === 'count') return Number(value ?? 0)
-  if (fn === 'sum' || fn === 'avg') return value === null || value === undefined ? null : Number(value)
-  return decodeValue(field.kind, value)
+  if (fn !== 'sum' && fn !== 'avg') return decodeValue(field.kind, value)
+  if (value === null || value === undefined) return null
+  const number = Number(value)
+  if (!Number.isFinite(number) || Number(row[overflowAlias(alias)] ?? 0) === 1) {
+    throw badField(`${fn}.${field.name}`, `is out of range: beyond ±${Number.MAX_VALUE}`)
+  }
+  return number
 }
 
 /** One response with only the requested members. */
@@ -27,7 +41,7 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
   }
   for (const column of plan.aggregates) {
     const member = (response[column.fn] ??= {}) as Record<string, unknown>
-    member[column.field.name] = decodeAggregate(column, row[column.alias])
+    member[column.field.name] = decodeAggregate(column, row)
   }
   return response
 }

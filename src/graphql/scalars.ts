@@ -1,17 +1,18 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql'
+import { DATE_RANGE, isStorableDate, parseIsoDate } from '../resource/iso-date'
 
 /**
- * Dates travel as RFC 3339 date-times with an offset, exactly what the REST filters accept (Ajv's
- * `date-time`), so that REST and GraphQL take the same values and none is read in the server's time zone.
+ * Dates travel as RFC 3339 date-times with an offset, read by the one parser REST uses too, so that REST
+ * and GraphQL take the same values and none is read in the server's time zone.
  */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i
-
 function parseDateTime(value: unknown): string {
-  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
+  const time = typeof value === 'string' ? parseIsoDate(value) : NaN
+  if (Number.isNaN(time)) {
     throw new GraphQLError(`DateTime must be an ISO 8601 date-time with an offset, e.g. 2026-09-20T12:30:00.000Z`)
   }
+  if (!isStorableDate(time)) throw new GraphQLError(`DateTime must be ${DATE_RANGE}`)
   // Passed on as given: the SQL compiler converts filter values to dates for the driver.
-  return value
+  return value as string
 }
 
 function serializeDateTime(value: unknown): string {

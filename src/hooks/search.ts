@@ -1,5 +1,6 @@
 import type { HookContext } from '@feathersjs/feathers'
 import { badField } from '../errors'
+import { checkUnicode } from '../resource/codec'
 import type { Filter } from '../query/model'
 import { andFilters } from '../query/filters'
 import type { ResourceParams } from '../service/resource-service'
@@ -25,6 +26,7 @@ export function searchFields(fields: string[], options: SearchOptions = {}) {
     const params = context.params as ResourceParams
     const search = params.query?.search ?? ''
     if (search.length > maxLength) throw badField('query', `must have at most ${maxLength} characters`)
+    checkUnicode(search, 'query')
     const words = search.split(/\s+/).filter(Boolean)
     if (words.length === 0) return
     if (words.length > maxWords) throw badField('query', `must have at most ${maxWords} words`)

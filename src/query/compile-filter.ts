@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { badField } from '../errors'
-import { encodeValue, type DbValue } from '../resource/codec'
+import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import type { Dialect } from './dialect'
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './limits'
@@ -179,6 +179,7 @@ class FilterParser {
         if (value.length > maxPatternLength) {
           throw badField(path, `must be at most ${maxPatternLength} characters long`)
         }
+        checkUnicode(value, path)
         if (UNFINISHED_ESCAPE.test(value)) {
           throw badField(path, 'must not end with a lone \\ (it escapes the next character; \\\\ is a backslash)')
         }
@@ -188,7 +189,7 @@ class FilterParser {
         break
       }
       case 'in':
-      case 'notIn':
+      case 'notIn': {
         if (!Array.isArray(value)) throw badField(path, 'must be a list')
         if (value.length > maxListLength) throw badField(path, `must have at most ${maxListLength} values`)
         this.counted(value.length, path)
@@ -197,6 +198,7 @@ class FilterParser {
         // The number of values bound, which the dialect keeps to a few lengths.
         this.key += `:${this.values.length - first}`
         break
+      }
       case 'between':
       case 'notBetween': {
         const range = value as Between

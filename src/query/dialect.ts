@@ -22,8 +22,15 @@ export interface Dialect {
   list: ListBinding
   /** SQL for the start of the bucket holding a date column's value, as a `YYYY-MM-DD` string (UTC). */
   dateBucket(column: string, bucket: DateBucket): Knex.Raw
-  /** AVG in double precision (the same digits on every database), with `??` for the column. */
-  average: string
+  /** SUM of a column, in double precision where integers could overflow 64 bits. */
+  sum(column: string): Knex.Raw
+  /** AVG in double precision (the same digits on every database). */
+  average(column: string): Knex.Raw
+  /**
+   * True when SUM or AVG of a column overflowed a double, for databases that answer it as a number (MariaDB
+   * says 0); where this is missing, the database answers Infinity.
+   */
+  overflowed?(column: string): Knex.Raw
   /** The rows of a SELECT run with `knex.raw`, whose result each driver shapes its own way. */
   rawRows(result: unknown): Array<Record<string, unknown>>
 }
@@ -37,7 +44,7 @@ export interface ListBinding {
   where(builder: Knex.QueryBuilder, column: string, bound: Knex.Value[], negate: boolean): Knex.QueryBuilder
 }
 
-/** A JSON array as SQLite stores its members: dates as epoch milliseconds, booleans as 1 and 0 (JSON true). */
+/** A JSON array as SQLite stores its members: dates as epoch milliseconds, booleans as 1 and 0. */
 function jsonList(members: readonly DbValue[]) {
   return JSON.stringify(members.map((member) => (member instanceof Date ? member.getTime() : member)))
 }
@@ -54,15 +61,26 @@ const jsonEachList: ListBinding = {
 }
 
 /**
- * The members padded to the next power of two by repeating the last one, which changes no answer: a
- * list takes one of 11 lengths up to 1,024. MySQL has no list type, and MariaDB's JSON_TABLE made a page
- * of 1,000 strings 2,000 times slower (a nested loop over the table, measured on 100,000 rows).
+ * MySQL: the members padded by repeating the last one, which changes no answer, to one of 67 lengths up to
+ * 1,000. MySQL has no list type, and MariaDB's JSON_TABLE made a page of 1,000 strings 2,000 times slower (a
+ * nested loop over the table, measured on 100,000 rows). Padding to powers of two made pages with lists of
+ * random lengths twice as slow (MariaDB parses up to twice the values, and joins a list of 1,000 or more as
+ * a temporary table); small steps that stop below 1,000 made them a little faster than one shape per length.
  */
+/** MariaDB rewrites an IN list of this many values or more into a join with a temporary table. */
+const IN_TO_SUBQUERY = 1000
+
+/** The length a list of `length` values is padded to: a power of two up to 16, then a multiple of 16. */
+function paddedLength(length: number) {
+  if (length <= 16) return length === 0 ? 0 : 2 ** Math.ceil(Math.log2(length))
+  const padded = Math.ceil(length / 16) * 16
+  return length < IN_TO_SUBQUERY && padded >= IN_TO_SUBQUERY ? IN_TO_SUBQUERY - 1 : padded
+}
+
 const paddedList: ListBinding = {
   bind(members) {
-    if (members.length === 0) return []
     const padded = members.slice()
-    const length = 2 ** Math.ceil(Math.log2(members.length))
+    const length = paddedLength(members.length)
     while (padded.length < length) padded.push(members[members.length - 1])
     return padded
   },
@@ -104,8 +122,10 @@ function sqlite(knex: Knex): Dialect {
     iLike: (column, pattern) => knex.raw("LOWER(??) LIKE LOWER(?) ESCAPE '\\'", [column, pattern]),
     list: jsonEachList,
     dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column]),
+    // SUM fails with "integer overflow" past 64 bits; TOTAL adds in double precision, and is 0 for no value.
+    sum: (column) => knex.raw('CASE WHEN COUNT(??) > 0 THEN TOTAL(??) END', [column, column]),
     // SQLite's AVG is a double already.
-    average: 'AVG(??)',
+    average: (column) => knex.raw('AVG(??)', [column]),
     rawRows: (result) => result as Rows
   }
 }
@@ -127,8 +147,13 @@ function mysql(knex: Knex): Dialect {
     list: paddedList,
     dateBucket: (column, bucket) =>
       knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column]),
+    // Integers are summed as DECIMAL(65), which cannot overflow.
+    sum: (column) => knex.raw('SUM(??)', [column]),
     // MySQL averages integers as a DECIMAL rounded to 4 places; a floating-point zero makes it a double.
-    average: 'AVG(?? + 0E0)',
+    average: (column) => knex.raw('AVG(?? + 0E0)', [column]),
+    // A double sum past the largest double is infinite inside MariaDB, which sends it as 0.
+    overflowed: (column) =>
+      knex.raw('SUM(?? + 0E0) NOT BETWEEN -1.7976931348623157E308 AND 1.7976931348623157E308', [column]),
     // mysql2 answers [rows, fields].
     rawRows: (result) => (result as [Rows, unknown])[0]
   }
@@ -145,8 +170,9 @@ function postgres(knex: Knex): Dialect {
     list: paddedList,
     dateBucket: (column, bucket) =>
       knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column]),
+    sum: (column) => knex.raw('SUM(??)', [column]),
     // Postgres averages integers as numeric (returned as text); as a double it agrees with the others.
-    average: 'AVG(??::double precision)',
+    average: (column) => knex.raw('AVG(??::double precision)', [column]),
     rawRows: (result) => (result as { rows: Rows }).rows
   }
 }

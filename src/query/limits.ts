@@ -11,7 +11,7 @@ import { ConfigurationError } from '../errors'
 export interface QueryLimits {
   /** Deepest nesting of `and`/`or` groups (default 16). */
   maxFilterDepth?: number
-  /** Most comparisons (one operator on one field) in one filter, and members of one `and`/`or` (default 100). */
+  /** Most comparisons (an operator on a field) in one filter, and members of one `and`/`or` (default 100). */
   maxComparisons?: number
   /** Most values in one `in`/`notIn` list (default 1,000). */
   maxListLength?: number

@@ -1,6 +1,6 @@
 import { badField } from '../errors'
 import type { FieldKind } from './field-kind'
-import { isoDate } from './iso-date'
+import { DATE_RANGE, isoDate, isStorableDate, parseIsoDate } from './iso-date'
 import type { ResolvedField, ResolvedResource } from './resolve'
 
 /**
@@ -78,17 +78,33 @@ export function rowDecoder(
   )
 }
 
-const NUMBER_PATTERN = /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i
-
 /** What the drivers bind. */
 export type DbValue = string | number | boolean | Date | null
 
-const INTEGER_PATTERN = /^-?\d+$/
-/** A date-time that names its offset (`Z` or `±hh:mm`); one without is read as UTC, not as server time. */
-const HAS_OFFSET = /(Z|[+-]\d\d:?\d\d)$/i
+/** Decimal digits: `1e0`, `0x1`, `1.0`, `+1` or ` 1 ` are not the integer 1. */
+const INTEGER_TEXT = /^-?\d+$/
+/** JSON's numbers: no hex or binary, no blanks, no bare dot, no Infinity. */
+const NUMBER_TEXT = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i
 
-function parseDate(value: string) {
-  return Date.parse(value.includes('T') && !HAS_OFFSET.test(value) ? `${value}Z` : value)
+/**
+ * A number written as text (a query string, an id in a path) in a field of `kind`, or NaN: the one reading of
+ * numbers for every path, so that `?id=0x4` is refused as `/todo-items/0x4` is.
+ */
+export function parseNumber(kind: 'integer' | 'number', text: string): number {
+  return (kind === 'integer' ? INTEGER_TEXT : NUMBER_TEXT).test(text) ? Number(text) : NaN
+}
+
+/** A UTF-16 surrogate without its pair: no database stores it as it is, nor the same way as another. */
+const LONE_SURROGATE = /\p{Surrogate}/u
+
+/**
+ * Refuses text that is not valid Unicode: a lone surrogate (which JSON's `\uD800` escape can carry) would
+ * be stored or compared as something else than what was sent, differently on each database.
+ */
+export function checkUnicode(text: string, path: string) {
+  if (LONE_SURROGATE.test(text)) {
+    throw badField(path, 'must be valid Unicode (it holds a lone surrogate, \\uD800 to \\uDFFF)')
+  }
 }
 
 /**
@@ -102,23 +118,28 @@ export function encodeValue(field: ResolvedField, value: unknown, path: string =
       if (typeof value === 'boolean') return value
       throw badField(path, 'must be a boolean')
     case 'integer': {
-      // Strictly digits: `1e0`, ` 1 ` or `1.0` are not the id 1.
-      const number = typeof value === 'string' && INTEGER_PATTERN.test(value) ? Number(value) : value
+      const number = typeof value === 'string' ? parseNumber('integer', value) : value
       if (typeof number === 'number' && Number.isSafeInteger(number)) return number
       throw badField(path, 'must be an integer')
     }
     case 'number': {
-      const number = typeof value === 'string' && NUMBER_PATTERN.test(value) ? Number(value) : value
+      const number = typeof value === 'string' ? parseNumber('number', value) : value
       if (typeof number === 'number' && Number.isFinite(number)) return number
       throw badField(path, 'must be a number')
     }
     case 'date': {
-      const time = value instanceof Date ? value.getTime() : typeof value === 'string' ? parseDate(value) : NaN
-      if (!Number.isNaN(time)) return new Date(time)
-      throw badField(path, 'must be an ISO 8601 date-time')
+      let time = NaN
+      if (value instanceof Date) time = value.getTime()
+      else if (typeof value === 'string') time = parseIsoDate(value)
+      if (Number.isNaN(time)) throw badField(path, 'must be an ISO 8601 date-time with an offset')
+      if (!isStorableDate(time)) throw badField(path, `must be ${DATE_RANGE}`)
+      return new Date(time)
     }
     case 'string':
-      if (typeof value === 'string') return value
+      if (typeof value === 'string') {
+        checkUnicode(value, path)
+        return value
+      }
       // Numeric ids arrive as numbers from JSON clients even where the id is stored as text.
       if (field.role === 'id' && typeof value === 'number') return String(value)
       throw badField(path, 'must be a string')

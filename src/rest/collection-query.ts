@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { badField } from '../errors'
-import { encodeValue } from '../resource/codec'
+import type { FieldError } from '../errors'
+import { encodeValue, parseNumber } from '../resource/codec'
 import { filterableFields, pageSizes, type ResolvedField, type ResolvedResource } from '../resource/resolve'
 import { compileValidator } from '../validation/validator'
 import type { Filter } from '../query/model'
@@ -76,12 +76,29 @@ export function collectionQueryParser(resource: ResolvedResource, options: Colle
   const textual = new Set(
     resource.fields.filter((field) => field.kind === 'string').map((field) => field.name).concat('query')
   )
+  const numeric = new Map<string, 'integer' | 'number'>([['limit', 'integer'], ['offset', 'integer']])
+  for (const field of resource.fields) {
+    if (field.kind === 'integer' || field.kind === 'number') numeric.set(field.name, field.kind)
+  }
+  /**
+   * What Ajv's coercion would misread: an empty string as 0 or false (an empty number is a mistake, not
+   * zero), and numbers as JavaScript reads them (`0x4`, `1e0`, ` 4`), where the codec's reading is the API's.
+   */
+  const misreading = (name: string, value: unknown) => {
+    if (value === '' && !textual.has(name)) return 'must not be empty'
+    const kind = numeric.get(name)
+    if (!kind || typeof value !== 'string' || !Number.isNaN(parseNumber(kind, value))) return undefined
+    return kind === 'integer' ? 'must be an integer' : 'must be a number'
+  }
   return (raw: Record<string, unknown>): CollectionRequest => {
+    const input: Record<string, unknown> = {}
+    const misread: FieldError[] = []
     for (const [name, value] of Object.entries(raw)) {
-      // Ajv would turn an empty string into 0 or false; an empty number is a mistake, not zero.
-      if (value === '' && !textual.has(name)) throw badField(name, 'must not be empty')
+      const message = misreading(name, value)
+      if (message) misread.push({ field: name, message })
+      else input[name] = value
     }
-    const { limit, offset, query, ...fields } = validate({ ...raw }) as Record<string, unknown>
+    const { limit, offset, query, ...fields } = validate(input, misread) as Record<string, unknown>
     const filter: Filter = {}
     for (const [name, value] of Object.entries(fields)) {
       // Checked here so that a value the database cannot take (e.g. 1e400) is named by its parameter.

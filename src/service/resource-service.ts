@@ -73,7 +73,7 @@ export interface ResourceServiceOptions {
   Model: Knex
   /** The registered (hook-running) service, whose hook contexts `authorize` gets. */
   registered: () => unknown
-  /** What one filter may hold (see QueryLimits for the defaults). */
+  /** What one filter may hold, and the statements kept per shape (QueryLimits has the defaults). */
   limits?: QueryLimits
 }
 

@@ -21,9 +21,9 @@ const NOT_KEPT = /^\s*(savepoint|release|rollback|begin|commit)\b/i
  * Makes a better-sqlite3 connection hand back the statement it prepared before for the same SQL text. Knex
  * prepares every statement again, which costs about as much as running a small query; SQLite re-prepares a
  * kept statement by itself when the schema changes. The least recently prepared text is dropped first, once
- * 500 are kept or their SQL text would pass `maxBytes` (SQLite's own memory for a statement is 20 to 60 times
- * its text); a longer text is not kept. A statement a query changes (`safeIntegers`, which knex sets only when
- * a query asks) is not handed out again.
+ * 500 are kept or their SQL text would pass `maxBytes` (SQLite's own memory for a statement is 20 to 60
+ * times its text); a longer text is not kept. A statement a query changes (`safeIntegers`, which knex sets
+ * only when a query asks) is not handed out again.
  */
 export function reusePreparedStatements(connection: PreparingConnection, maxBytes: number) {
   if (caching.has(connection)) return

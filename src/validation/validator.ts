@@ -2,11 +2,15 @@ import { Ajv, addFormats } from '@feathersjs/schema'
 import type { ErrorObject } from 'ajv'
 import type { TSchema } from '@sinclair/typebox'
 import { badInput, type FieldError } from '../errors'
+import { parseIsoDate } from '../resource/iso-date'
 
 function createAjv(coerceTypes: boolean) {
   // strict: false because TypeBox and annotations add keywords Ajv does not know (e.g. `readOnly` hints).
   const ajv = new Ajv({ coerceTypes, useDefaults: true, allErrors: true, strict: false })
-  addFormats(ajv, ['date-time', 'date', 'email', 'uuid', 'uri'])
+  addFormats(ajv, ['date', 'email', 'uuid', 'uri'])
+  // The date-times GraphQL and the filter compiler take, read by the same parser.
+  const dateTime = (text: string) => !Number.isNaN(parseIsoDate(text))
+  ajv.addFormat('date-time', { type: 'string', validate: dateTime })
   return ajv
 }
 
@@ -46,7 +50,8 @@ function toFieldErrors(errors: ErrorObject[], prefix: string): FieldError[] {
   return [...seen.values()]
 }
 
-export type Validate<T = Record<string, unknown>> = (data: unknown) => T
+/** Validates `data`; `found` are problems the caller found before, reported with (and before) Ajv's. */
+export type Validate<T = Record<string, unknown>> = (data: unknown, found?: FieldError[]) => T
 
 /**
  * Compiles a schema into a function that returns the (defaulted, possibly coerced) data or throws a 400
@@ -58,9 +63,11 @@ export function compileValidator<T = Record<string, unknown>>(
 ): Validate<T> {
   const validate = (options.coerce ? coercingAjv : strictAjv).compile(schema)
   const prefix = options.prefix ?? ''
-  return (data: unknown) => {
-    if (validate(data)) return data as T
-    const errors = toFieldErrors(validate.errors ?? [], prefix)
+  return (data: unknown, found: FieldError[] = []) => {
+    if (validate(data) && found.length === 0) return data as T
+    const named = new Set(found.map((error) => error.field))
+    const checked = toFieldErrors(validate.errors ?? [], prefix).filter((error) => !named.has(error.field))
+    const errors = [...found, ...checked]
     const what = options.what ?? 'Input'
     throw badInput(errors, `${what} is invalid: ${errors.map((e) => `${e.field} ${e.message}`).join(', ')}`)
   }

@@ -234,8 +234,49 @@ function graphqlRequest(next: () => number): HostileRequest {
   }
 }
 
-/** `count` requests, half REST and half GraphQL, the same for the same seed. */
+/**
+ * Requests at and past the limits of the query model and of what each database stores, each sent once: valid
+ * GraphQL filters beyond SQLite's limits, searches of many words, in lists of ever new lengths, dates past
+ * year 9999 and days that do not exist, numbers JavaScript reads and the API does not, lone surrogates.
+ */
+function limitProbes(ids: number[]): HostileRequest[] {
+  const headers = { 'content-type': 'application/json' }
+  const query = 'query($f: TodoItemFilter) { todoItems(filter: $f) { totalCount } }'
+  const count = (filter: unknown) => ({
+    method: 'POST',
+    path: '/graphql',
+    body: json({ query, variables: { f: filter } }),
+    headers
+  })
+  const list = (length: number, from = 0) => Array.from({ length }, (_, index) => from + index)
+  const probes: HostileRequest[] = [
+    count({ or: list(999).map((n) => ({ priority: { eq: n } })) }),
+    count({ and: list(40).map((n) => ({ id: { notIn: list(1000, n * 1000) } })) }),
+    count({ title: { like: '%'.repeat(50_001) } }),
+    count({ title: { iLike: `%${'_%'.repeat(600)}` } }),
+    count({ created: { gt: '9999-12-31T23:59:59.999-14:00' } }),
+    count({ created: { lt: '0000-12-31T23:59:59.999Z' } }),
+    count({ created: { eq: '2026-02-30T00:00:00Z' } }),
+    count({ title: { in: ['\ud800', 'a\udfff'] } }),
+    { method: 'POST', path: '/todo-items', body: json({ title: 'half \ud83d' }), headers },
+    { method: 'PATCH', path: `/todo-items/${ids[0]}`, body: json({ description: '\udc00' }), headers },
+    { method: 'GET', path: `/todo-items?query=${list(1000).map((n) => `w${n}`).join('%20')}`, headers: {} },
+    { method: 'GET', path: `/todo-items/export?query=${'x%20'.repeat(600)}`, headers: {} },
+    { method: 'GET', path: '/todo-items?created=9999-12-31T23%3A59%3A59.999-14%3A00', headers: {} }
+  ]
+  for (const raw of ['0x4', '0b100', '4e0', '%204', 'Infinity']) {
+    probes.push({ method: 'GET', path: `/todo-items?id=${raw}&limit=${raw}`, headers: {} })
+  }
+  for (let length = 1; length <= 20; length++) probes.push(count({ id: { in: list(length * 37) } }))
+  return probes
+}
+
+/** `count` requests, half REST and half GraphQL, the same for the same seed; the limit probes among them. */
 export function hostileCorpus(count: number, ids: number[], seed = 20261122): HostileRequest[] {
   const next = random(seed)
-  return Array.from({ length: count }, (_, index) => (index % 2 ? graphqlRequest(next) : restRequest(next, ids)))
+  const probes = limitProbes(ids)
+  const generated = Array.from({ length: count - probes.length }, (_, index) =>
+    index % 2 ? graphqlRequest(next) : restRequest(next, ids)
+  )
+  return [...generated, ...probes]
 }
