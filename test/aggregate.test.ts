@@ -235,7 +235,7 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
       const grouped = aggregate({ groupBy: [{ field: 'completed' }], [fn]: ['priority'] })
       await rejects(grouped, [`${fn}.priority`], fn)
     }
-    const one = { query: { filter: { title: { in: ['a', 'c'] } } } }
+    const one = { queryModel: true, query: { filter: { title: { in: ['a', 'c'] } } } }
     assert.deepEqual(await aggregate({ sum: ['priority'], avg: ['priority'] }, one), [
       { sum: { priority: 1e308 - 1 }, avg: { priority: (1e308 - 1) / 2 } }
     ])

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import knex from 'knex'
 import { knexConfig } from '../example/database'
 import { createApp } from '../example/app'
-import { defineResource, errorHandler, feathersQuery, Field, FilterableField, IDField } from '../src'
+import { defineResource, errorHandler, feathersQuery, Field, FilterableField, IDField, type ResourceService } from '../src'
 import { forEachDatabase } from './support/server'
 import { createFixtureApp } from './support/fixture-app'
 import { clearTables, seedTodoItems } from './support/seed'
@@ -79,9 +79,9 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
       const rest = await env.server.http('GET', `/todo-items?created=${encodeURIComponent(value)}`)
       assert.deepEqual(rest.body.errors, [{ field: 'created', message: RANGE }], value)
     }
-    const service = env.server.app.service('todo-items')
+    const service = env.server.app.service('todo-items') as unknown as ResourceService
     await assert.rejects(
-      service.find({ query: { filter: { created: { lt: new Date(Date.UTC(10000, 0, 1)) } } } }),
+      service.find({ queryModel: true, query: { filter: { created: { lt: new Date(Date.UTC(10000, 0, 1)) } } } }),
       (error: { code: number; errors: unknown }) => {
         assert.deepEqual(error.errors, [{ field: 'created.lt', message: RANGE }])
         return error.code === 400
