@@ -38,7 +38,7 @@ export const users: Record<string, User> = {
 }
 
 /** The entity service of the JWT strategy: a plain in-memory Feathers service. */
-class UserService {
+export class UserService {
   readonly id = 'id'
 
   async get(id: Id) {
@@ -156,6 +156,30 @@ export const draftResource = defineResource({
 
 export const JWT_SECRET = 'feathers-query test secret, long enough for HS256'
 
+/** A Koa app with JWT settings, quiet Feathers error JSON, parsed authentication and bodies. */
+export function jwtApp(): Application {
+  const app = koa(feathers())
+  app.set('authentication', {
+    secret: JWT_SECRET,
+    entity: 'user',
+    service: 'users',
+    authStrategies: ['jwt'],
+    jwtOptions: { expiresIn: '1h' }
+  })
+  app.use(errorHandler(() => {}))
+  app.use(parseAuthentication())
+  app.use(bodyParser())
+  return app
+}
+
+/** The in-memory `users` service and an AuthenticationService with the JWT strategy. */
+export function useJwtAuthentication(app: Application, userOptions?: { methods: string[] }) {
+  app.use('users', new UserService(), userOptions)
+  const authentication = new AuthenticationService(app)
+  authentication.register('jwt', new JWTStrategy())
+  app.use('authentication', authentication)
+}
+
 export async function createAuthApp(databaseUrl: string) {
   const db = knex(knexConfig(databaseUrl))
   await migrateLatest(db)
@@ -175,21 +199,8 @@ export async function createAuthApp(databaseUrl: string) {
     table.string('text').notNullable()
   })
 
-  const app = koa(feathers())
-  app.set('authentication', {
-    secret: JWT_SECRET,
-    entity: 'user',
-    service: 'users',
-    authStrategies: ['jwt'],
-    jwtOptions: { expiresIn: '1h' }
-  })
-  app.use(errorHandler(() => {}))
-  app.use(parseAuthentication())
-  app.use(bodyParser())
-  app.use('users', new UserService())
-  const authentication = new AuthenticationService(app)
-  authentication.register('jwt', new JWTStrategy())
-  app.use('authentication', authentication)
+  const app = jwtApp()
+  useJwtAuthentication(app)
   app.configure(
     feathersQuery({
       Model: db,

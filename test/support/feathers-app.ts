@@ -1,8 +1,8 @@
-import { AuthenticationService, JWTStrategy, authenticate } from '@feathersjs/authentication'
-import { BadRequest, NotAuthenticated, NotFound } from '@feathersjs/errors'
-import { feathers, type HookContext, type Id, type NextFunction } from '@feathersjs/feathers'
+import { authenticate } from '@feathersjs/authentication'
+import { BadRequest, NotAuthenticated } from '@feathersjs/errors'
+import type { HookContext, NextFunction } from '@feathersjs/feathers'
 import { KnexService } from '@feathersjs/knex'
-import { bodyParser, koa, parseAuthentication, rest, type Application } from '@feathersjs/koa'
+import { rest, type Application } from '@feathersjs/koa'
 import { resolve, resolveExternal, resolveResult, virtual } from '@feathersjs/schema'
 import socketio from '@feathersjs/socketio'
 import knex, { type Knex } from 'knex'
@@ -10,8 +10,8 @@ import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 import { subTaskResource } from '../../example/resources/sub-task'
 import { todoItemResource } from '../../example/resources/todo-item'
-import { authorizedPublisher, defineResource, errorHandler, feathersQuery, type Filter } from '../../src'
-import { JWT_SECRET, users, type User } from './auth-app'
+import { authorizedPublisher, defineResource, feathersQuery, type Filter } from '../../src'
+import { jwtApp, useJwtAuthentication, type User } from './auth-app'
 
 /**
  * An application laid out the way the Feathers CLI generates one: Koa error handler, parseAuthentication,
@@ -34,17 +34,6 @@ export const MAX_MULTI = 5
 
 /** The hidden fields of both resources: no payload a client gets may carry them. */
 export const HIDDEN_FIELDS = ['createdBy', 'updatedBy']
-
-/** The entity service of the JWT strategy: in memory, internal only. */
-class UserService {
-  readonly id = 'id'
-
-  async get(id: Id) {
-    const user = users[String(id)]
-    if (!user) throw new NotFound(`No user ${id}`)
-    return user
-  }
-}
 
 const userOf = (context: HookContext) => context.params.user as User | undefined
 
@@ -161,17 +150,7 @@ export function createFeathersApp(options: FeathersAppOptions = {}) {
       table.string('action').notNullable()
     })
 
-    const app = koa(feathers())
-    app.set('authentication', {
-      secret: JWT_SECRET,
-      entity: 'user',
-      service: 'users',
-      authStrategies: ['jwt'],
-      jwtOptions: { expiresIn: '1h' }
-    })
-    app.use(errorHandler(() => {}))
-    app.use(parseAuthentication())
-    app.use(bodyParser())
+    const app = jwtApp()
     const plugin = feathersQuery({
       Model: db,
       resources: [clientTodoItems, clientSubTasks],
@@ -181,10 +160,8 @@ export function createFeathersApp(options: FeathersAppOptions = {}) {
     app.configure(rest())
     app.configure(socketio())
 
-    app.use('users', new UserService(), { methods: [] })
-    const authentication = new AuthenticationService(app)
-    authentication.register('jwt', new JWTStrategy())
-    app.use('authentication', authentication)
+    // The users service is internal only.
+    useJwtAuthentication(app, { methods: [] })
     app.use('audit-log', new KnexService({ Model: db, name: 'audit_log' }), { methods: [] })
     if (!options.transportsAfterPlugin) app.configure(plugin)
 
