@@ -1,10 +1,10 @@
-import { getServiceOptions, type HookContext } from '@feathersjs/feathers'
-import { createContext } from '@feathersjs/feathers'
+import { getServiceOptions, type HookContext, type NullableId } from '@feathersjs/feathers'
 import type { Channel } from '@feathersjs/transport-commons'
 import type { ResolvedResource } from '../resource/resolve'
 import { strictFilter } from '../query/filters'
 import { matchesFilter } from '../query/match-filter'
 import type { ResourceRecord } from '../service/resource-service'
+import { callContext } from '../service/scope'
 
 type Channels = Channel | Channel[] | void
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -40,7 +40,7 @@ export function authorizedPublisher(publisher: Publisher): Publisher {
         decided.add(connection)
         const params = { provider: 'socketio', ...connection }
         const id = record[resource.idField.name]
-        const readContext = createContext(context.service as never, 'get', { arguments: [id, params] })
+        const readContext = callContext(context.service, { method: 'get', id: id as NullableId, params })
         try {
           const rule = await authorize(readContext)
           if (!rule || matchesFilter(resource, record, strictFilter(rule, resource.idField.name).filter)) {

@@ -15,6 +15,16 @@ export interface ScopeCall {
 }
 
 /**
+ * A hook context of a call made outside the hook chain (for `authorize`). Its id, data and params read the
+ * call's arguments, which are given in the method's order.
+ */
+export function callContext(service: unknown, call: ScopeCall): HookContext {
+  const names = (defaultServiceArguments as Record<string, string[]>)[call.method] ?? ['data', 'params']
+  const values: Record<string, unknown> = { id: call.id, data: call.data, params: call.params }
+  return createContext(service as never, call.method, { arguments: names.map((name) => values[name]) })
+}
+
+/**
  * Narrows a call to what the caller may see: the resource's `authorize(context)` filter (or its denial) and,
  * for collections, `defaultFilter`. Both go to `params.scope`, which the service ANDs into every statement, so
  * no client filter and no hook that replaces `query.filter` can widen them.
@@ -38,13 +48,7 @@ export function callScope(resource: ResolvedResource, service: () => unknown) {
   }
   if (!authorize) return (call: ScopeCall): ResourceParams => narrow(call, undefined)
   return async (call: ScopeCall): Promise<ResourceParams> => {
-    // The context's id, data and params read the call's arguments, in the method's order.
-    const names = (defaultServiceArguments as Record<string, string[]>)[call.method] ?? ['data', 'params']
-    const values: Record<string, unknown> = { id: call.id, data: call.data, params: call.params }
-    const context: HookContext = createContext(service() as never, call.method, {
-      arguments: names.map((name) => values[name])
-    })
-    const rule = await authorize(context)
+    const rule = await authorize(callContext(service(), call))
     if (!rule) return narrow(call, undefined)
     const { filter, complete } = strictFilter(rule, resource.idField.name)
     if (!complete && !call.params.authenticated && !(call.params as { user?: unknown }).user) {
