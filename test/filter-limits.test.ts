@@ -94,7 +94,7 @@ forEachDatabase('Filter limits: what one filter may hold', (env) => {
     const tooMany = (error: { code: number; errors: Array<{ field: string }> }) =>
       error.code === 400 && error.errors[0].field === 'or'
     await assert.rejects(service.find({ queryModel: true, query: { filter: orOf(101), paging: { limit: 1 } } }), tooMany)
-    await assert.rejects(service.find({ queryModel: true, query: { filter: orOf(101) }, stream: true }), tooMany)
+    await assert.rejects(service.find({ queryModel: true, query: { filter: orOf(101), paging: { limit: 1 }, keyset: {} } }), tooMany)
     await assert.rejects(service.aggregate({ count: ['id'] }, { queryModel: true, query: { filter: orOf(101) } }), tooMany)
   })
 })

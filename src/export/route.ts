@@ -3,6 +3,9 @@ import type { Application } from '@feathersjs/koa'
 import { Readable, pipeline } from 'node:stream'
 import type { ResolvedResource } from '../resource/resolve'
 import { resourceService, type ResourceRecord } from '../service/resource-service'
+import type { Page } from '../query/model'
+import { externalCall } from '../feathers/external-call'
+import { exportedRecords, type ReadPage } from './batches'
 import { collectionQueryParser, EXPORT_QUERY_OPTIONS } from '../rest/collection-query'
 import { restParams } from '../rest/params'
 import { csvEncoder, csvRowWriter } from './csv'
@@ -11,8 +14,12 @@ import { csvEncoder, csvRowWriter } from './csv'
  * Takes the first record before anything is sent, so that a failure up to there (hooks, authorization, the
  * first database read) is still an ordinary JSON error. Then yields CSV rows, at most `maxRows` of them.
  */
-async function csvRows(records: Readable, toRow: (record: ResourceRecord) => unknown, maxRows = Infinity) {
-  const iterator: AsyncIterator<ResourceRecord> = records[Symbol.asyncIterator]()
+async function csvRows(
+  records: AsyncIterable<ResourceRecord>,
+  toRow: (record: ResourceRecord) => unknown,
+  maxRows = Infinity
+) {
+  const iterator = records[Symbol.asyncIterator]()
   const first = await iterator.next()
   async function* rows() {
     try {
@@ -34,16 +41,22 @@ export function exportPath(resource: ResolvedResource) {
 
 /**
  * `GET /{basePath}/export`: every matching record as CSV, streamed from the database to the client. It calls
- * the service's `find` like the list endpoint, so filters, defaultFilter, search hooks, authorization and
- * defaultSort are the same; only paging is absent.
+ * the service's `find` like the list endpoint, page after keyset page, so filters, defaultFilter, search
+ * hooks, authorization, defaultSort, resolvers and after hooks are the same; only offset paging is absent.
  */
 export function exportRoute(router: Router, app: Application, resource: ResolvedResource) {
   const parse = collectionQueryParser(resource, EXPORT_QUERY_OPTIONS)
   const maxRows = resource.definition.export?.maxRows
   router.get(exportPath(resource), async (ctx) => {
-    const { filter, search } = parse(ctx.query)
+    // Checked before anything is read; parsed again for each page, as hooks may change the query they get.
+    parse(ctx.query)
     const service = resourceService(app, resource)
-    const records = await service.find({ ...restParams(ctx, { filter, search }), stream: true })
+    const readPage: ReadPage = (keyset, limit) => {
+      const { filter, search } = parse(ctx.query)
+      const params = restParams(ctx, { filter, search, paging: { limit }, keyset })
+      return externalCall(service, 'find', [params]) as Promise<Page<ResourceRecord>>
+    }
+    const records = exportedRecords(readPage, resource.exportBatches, service.readsSynchronously)
     const rows = await csvRows(records, csvRowWriter(resource), maxRows)
     const encoder = csvEncoder(resource)
     // A failure after the first byte must not look like a complete file: reset the connection instead of

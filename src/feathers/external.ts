@@ -34,7 +34,6 @@ export function externalResult(context: HookContext, result: unknown, strip: Rec
   if (Array.isArray(result)) return result.map(strip)
   const page = result as { data?: unknown }
   if (context.method === 'find' && Array.isArray(page.data)) return { ...page, data: page.data.map(strip) }
-  if (typeof (result as { pipe?: unknown }).pipe === 'function') return result // the export's stream
   return strip(result as ResourceRecord)
 }
 

@@ -90,6 +90,19 @@ export interface ResourceQuery {
    * brings every field. A hook that needs another field adds it here. Absent: every field.
    */
   select?: string[]
+  /**
+   * Keyset paging, how the CSV export reads every record batch by batch: `paging.limit` records in the
+   * (default) sort order after `keyset.after`. The page answers with the `keyset` of its next page.
+   */
+  keyset?: Keyset
+}
+
+/**
+ * Where a keyset page starts: after the record whose sort columns hold these values; nothing: at the start.
+ * Opaque to callers, who pass a page's `keyset` back to read the page after it.
+ */
+export interface Keyset {
+  after?: Record<string, unknown>
 }
 
 /**
@@ -104,6 +117,8 @@ export interface Page<T> {
   hasNextPage: boolean
   /** Counted only when the query asked for `totalCount`. */
   total?: number
+  /** For a keyset query that has a next page: the `keyset` to ask for it with. */
+  keyset?: Keyset
 }
 
 /** One partition's slice of a partitioned result: `data.slice(start, end)`. */

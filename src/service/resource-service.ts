@@ -1,7 +1,6 @@
 import { BadRequest, Forbidden, MethodNotAllowed, NotFound } from '@feathersjs/errors'
 import type { Id, NullableId, Paginated, Params, Query } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
-import { Readable } from 'node:stream'
 import { badField } from '../errors'
 import { decodeValue, encodeRow, encodeValue, rowDecoder, type RowDecoder } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'
@@ -13,13 +12,14 @@ import {
   type ParsedFilter,
   type SqlTarget
 } from '../query/compile-filter'
-import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'
+import { orderKey, orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
 import { dialectOf } from '../query/dialect'
 import { resolveQueryLimits, type QueryLimits } from '../query/limits'
 import type {
   AggregateRequest,
   AggregateResponse,
   Filter,
+  Keyset,
   OffsetPaging,
   Page,
   PartitionedAggregates,
@@ -40,7 +40,6 @@ import { FeathersQueryParser, type FeathersRequest } from '../feathers/query-syn
 import { writableFields } from '../resource/input-schemas'
 import { pageSizes } from '../resource/resolve'
 import { REST_DEFAULT_RESULT_SIZE } from '../rest/collection-query'
-import { keysetStream } from './keyset-stream'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -57,8 +56,6 @@ export interface ResourceParams extends Params<ResourceQuery> {
    * plugin's hooks. Kept apart from `query.filter` so that no hook can lose them by replacing the filter.
    */
   scope?: Filter
-  /** `find` returns a Readable object stream of records instead of a page (CSV export). */
-  stream?: boolean
   /**
    * A batched lookup of records by id on behalf of references (GraphQL one-relations): rules that scope
    * collections (`defaultFilter`) do not apply, as they do not for `get`; `authorize` does.
@@ -85,7 +82,6 @@ export const DEFAULT_MAX_MULTI = 100
 
 const ROW_NUMBER = '__row_number'
 const PARTITION_TOTAL = '__partition_total'
-const STREAM_BATCH = 1000
 /** Statement shapes kept per resource, within `limits.compiledStatementBytes`. */
 const STATEMENT_SHAPES = 500
 
@@ -215,10 +211,9 @@ export class ResourceService {
 
   /**
    * On the plugin's routes (`params.queryModel`): a `Page`, every record as an array without paging, one page
-   * per partition with `partitionBy`, or a stream with `params.stream`. For every other caller: Feathers'
-   * `{ total, limit, skip, data }`, or an array with `paginate: false`.
+   * per partition with `partitionBy`. For every other caller: Feathers' `{ total, limit, skip, data }`, or an
+   * array with `paginate: false`.
    */
-  async find(params: ResourceParams & { stream: true }): Promise<Readable>
   async find(
     params?: ResourceParams
   ): Promise<Page<ResourceRecord> | ResourceRecord[] | PartitionedPages<ResourceRecord> | Paginated<ResourceRecord>>
@@ -252,11 +247,11 @@ export class ResourceService {
     if (query.partitionBy) return this.findPartitioned(params, query)
 
     const terms = sortTerms(this.target, this.sortingOf(query))
-    // A keyset stream reads each batch's last sort keys.
-    const fields = projection(this.resource, query.select, params.stream ? terms.map((term) => term.field) : [])
+    // A keyset page reads its last record's sort keys.
+    const fields = projection(this.resource, query.select, query.keyset ? terms.map((term) => term.field) : [])
     const visible = this.visible(params, query.filter)
     const decode = this.decoder(fields)
-    if (params.stream) return this.stream(this.selectWhere(params, visible, fields), terms, decode)
+    if (query.keyset) return this.keysetPage(params, query, visible, fields, terms, decode)
 
     const order = orderSql(terms)
     const ordered = (bound: readonly unknown[]) =>
@@ -366,9 +361,46 @@ export class ResourceService {
     return { data, skip: offset, partitions }
   }
 
-  /** Every matching record in order, in keyset batches that leave the event loop to others in between. */
-  private stream(builder: Knex.QueryBuilder, terms: SortTerm[], decode: (row: ResourceRecord) => ResourceRecord): Readable {
-    return keysetStream(builder, terms, decode, this.resource.exportBatches)
+  /**
+   * The `paging.limit` records after `query.keyset`. Unlike an offset, a keyset costs the same wherever the
+   * page lies, so reading every record page by page (the CSV export) costs about what one statement would,
+   * without holding a connection or the event loop for all of them.
+   */
+  private async keysetPage(
+    params: ResourceParams,
+    query: ResourceQuery,
+    visible: ParsedFilter,
+    fields: Projection,
+    terms: SortTerm[],
+    decode: RowDecoder
+  ): Promise<Page<ResourceRecord>> {
+    const { limit } = this.checkPaging(query.paging ?? { limit: Number.NaN })
+    if (limit < 1) throw badField('paging.limit', 'a keyset page needs a limit of at least 1')
+    const after = (query.keyset as Keyset).after
+    if (after !== undefined && (after === null || typeof after !== 'object')) {
+      throw badField('keyset.after', 'must be the keyset of a page')
+    }
+    const order = orderSql(terms)
+    const builder = this.selectWhere(params, visible, fields)
+    if (after) whereAfter(builder, terms, after)
+    // One row more than asked tells whether a next page exists.
+    const rows: ResourceRecord[] = await runQuery(builder.orderByRaw(order.sql, order.bindings).limit(limit + 1))
+    const page: Page<ResourceRecord> = {
+      data: rows.slice(0, limit).map(decode),
+      limit,
+      skip: 0,
+      hasNextPage: rows.length > limit
+    }
+    if (page.hasNextPage) {
+      const last = rows[limit - 1]
+      page.keyset = { after: Object.fromEntries(terms.map((term) => [term.field.column, last[term.field.column]])) }
+    }
+    return page
+  }
+
+  /** better-sqlite3 runs each statement on the event loop: while it reads, the server answers nobody. */
+  get readsSynchronously() {
+    return (this.Model.client as { driverName?: string }).driverName === 'better-sqlite3'
   }
 
   /**
