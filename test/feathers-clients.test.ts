@@ -818,6 +818,8 @@ forEachDatabase(
             const todos = clientOf(ann, via).service('todo-items')
             const got = await todos.get(annId('Alpha'))
             assert.equal(got.title, 'Alpha')
+            // An application hook registered before the plugin made this dispatch from the whole result.
+            assert.equal(got.decoratedEarly, true, JSON.stringify(got))
             assert.ok(!('createdBy' in got) && !('updatedBy' in got), JSON.stringify(got))
             await todos.find({ query: { $limit: 3 } })
             await todos.find({ query: { $paginate: false } })

@@ -38,13 +38,31 @@ export function externalResult(context: HookContext, result: unknown, strip: Rec
 }
 
 /**
+ * Sets `context.dispatch` to `external` and makes it strip whatever is assigned to it later: a hook outside
+ * this one (an application hook registered before the plugin) may still set it, from `context.result` with
+ * every field, and transports and channels read it after that.
+ */
+function stripDispatchFromNowOn(context: HookContext, external: unknown, strip: RecordStripper) {
+  let dispatch = external
+  Object.defineProperty(context, 'dispatch', {
+    configurable: true,
+    enumerable: true,
+    get: () => dispatch,
+    set: (value: unknown) => {
+      // Unset, a transport would send `context.result` as it is.
+      dispatch = externalResult(context, value === undefined ? context.result : value, strip)
+    }
+  })
+}
+
+/**
  * An application-wide around hook, registered by the plugin, so that it runs outside every hook of the
  * resource services and every application hook registered after the plugin (where the Feathers CLI registers
  * them). After all of those have run, it sets `context.dispatch` (what Feathers' transports send and channels
  * publish) to the result — or to what `resolveExternal` or another hook made of it — without hidden and
  * filterOnly fields, and emits the write's event with those records, so that no transport and no event carries
  * them, whatever order those hooks and resolvers run in. (An application hook registered before the plugin
- * runs outside it, and whatever it makes `context.dispatch` is sent as it is.) Reads on the plugin's own
+ * runs outside it: what it later makes `context.dispatch` is stripped as it is set.) Reads on the plugin's own
  * routes are left alone: those serialize what they send. Calls of other services pass through.
  */
 export function externalRecords(resources: ResolvedResource[]) {
@@ -57,7 +75,7 @@ export function externalRecords(resources: ResolvedResource[]) {
     const params = context.params as ResourceParams
     if (!event && (params.queryModel || !params.provider)) return
     const external = externalResult(context, context.dispatch ?? context.result, strip)
-    context.dispatch = external
+    stripDispatchFromNowOn(context, external, strip)
     // `context.event` is what Feathers' event hook would send; a hook may have set it to null to send none.
     if (!event || typeof context.event !== 'string') return
     const emitter = context.service as unknown as { emit(event: string, data: unknown, context: HookContext): void }

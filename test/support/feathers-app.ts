@@ -135,6 +135,18 @@ async function decorateSubTaskGets(context: HookContext, next: NextFunction) {
   }
 }
 
+/**
+ * The same, registered before the plugin (an application configured in another order): it runs outside the
+ * plugin's own stripping, and what it makes `context.dispatch` must be stripped all the same.
+ */
+async function decorateTodoGetsEarly(context: HookContext, next: NextFunction) {
+  await next()
+  if (context.path === 'todo-items' && context.method === 'get' && context.params.provider) {
+    // What the hooks inside made of the record, with the result's fields merged back in.
+    context.dispatch = { ...context.result, ...context.dispatch, decoratedEarly: true }
+  }
+}
+
 export interface FeathersAppOptions {
   /** Configure feathersQuery before rest() and socketio(), which start-up must refuse. */
   transportsAfterPlugin?: boolean
@@ -151,6 +163,7 @@ export function createFeathersApp(options: FeathersAppOptions = {}) {
     })
 
     const app = jwtApp()
+    app.hooks({ around: { all: [decorateTodoGetsEarly] } })
     const plugin = feathersQuery({
       Model: db,
       resources: [clientTodoItems, clientSubTasks],
