@@ -243,9 +243,13 @@ function applyComparison(
   switch (operator) {
     case 'is':
     case 'isNot': {
-      const negate = operator === 'isNot' ? 'NOT ' : ''
+      const negate = operator === 'isNot'
       if (comparison.truth === null) return negate ? builder.whereNotNull(column) : builder.whereNull(column)
-      return builder.whereRaw(`?? IS ${negate}${comparison.truth ? 'TRUE' : 'FALSE'}`, [column])
+      // `=` rather than `IS TRUE`/`IS FALSE`, which MariaDB cannot answer from an index; the same rows (NULL
+      // is neither), and `isNot` is the other value or NULL.
+      const [truth, other] = comparison.truth ? ['TRUE', 'FALSE'] : ['FALSE', 'TRUE']
+      if (!negate) return builder.whereRaw(`?? = ${truth}`, [column])
+      return builder.whereRaw(`(?? = ${other} OR ?? IS NULL)`, [column, column])
     }
     case 'eq':
       return builder.where(column, value)
