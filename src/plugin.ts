@@ -10,6 +10,7 @@ import { shareTransaction, transactional } from './service/transaction'
 import { reuseStatementsOf } from './service/statement-cache'
 import { waitForLocksAsynchronously, type SqliteOptions } from './service/sqlite-locks'
 import { restRouter } from './rest/router'
+import { checkQueryString } from './rest/query-string'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import { openApiDocument } from './openapi/document'
 import { openApiMiddleware, type OpenApiOptions } from './openapi/middleware'
@@ -79,7 +80,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
         // The plugin emits these itself, with the records clients may see (see externalRecords).
         events: EVENTS,
         serviceEvents: EVENTS,
-        koa: { before: [routes] },
+        koa: { before: [checkQueryString, routes] },
         resource
       })
       feathersRest ||= getServiceOptions(app.service(resource.basePath)).koa?.composed !== undefined

@@ -168,6 +168,46 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     assert.equal(exact.body.data.todoItems.totalCount, 1)
   })
 
+  it('refuses a query string the parsers would read in part: too many parameters, escapes that are not UTF-8', async () => {
+    // A `$` parameter: Feathers' REST transport reads it; 1,000 parameters are what its parser keeps.
+    const inList = Array.from({ length: 1000 }, () => `id[$in][]=${id}`).join('&')
+    const kept = await env.server.http('GET', `/todo-items?${inList}`, undefined, { 'x-query-syntax': 'feathers' })
+    assert.equal(kept.status, 200, kept.text)
+    assert.equal(kept.body.total, 1)
+    const paths = [
+      `/todo-items?${inList}&title=nomatch`,
+      `/todo-items?${'completed=true&'.repeat(1001)}`,
+      `/todo-items/export?${'completed=true&'.repeat(1001)}`,
+      `/todo-items/${id}?${inList}&$select[]=title`
+    ]
+    for (const path of paths) {
+      const response = await env.server.http('GET', path)
+      assert.equal(response.status, 400, path.slice(0, 60))
+      assert.match(response.body.message, /at most 1000 parameters/)
+    }
+    for (const path of ['/todo-items?title=%ED%A0%80', '/todo-items?title[$ne]=%FF', `/todo-items/${id}?x=%C3`]) {
+      const response = await env.server.http('GET', path)
+      assert.equal(response.status, 400, path)
+      assert.match(response.body.message, /not valid UTF-8/)
+    }
+  })
+
+  it('takes an array body as a multi create only, refused before any hook where multi is off', async () => {
+    const before = await env.server.db('todo_items').count({ count: '*' })
+    for (const body of [[], [{ title: 'a' }]]) {
+      const response = await env.server.http('POST', '/todo-items', body)
+      assert.equal(response.status, 405, response.text)
+    }
+    for (const method of ['PUT', 'PATCH']) {
+      for (const body of [[], [{ priority: 1 }]]) {
+        const response = await env.server.http(method, `/todo-items/${id}`, body)
+        assert.equal(response.status, 400, `${method} ${response.text}`)
+        assert.deepEqual(response.body.errors, [{ field: 'body', message: 'must be an object: one record changes at a time' }])
+      }
+    }
+    assert.deepEqual(await env.server.db('todo_items').count({ count: '*' }), before)
+  })
+
   it('keeps SQL out of constraint errors', async () => {
     const response = await env.server.http('POST', '/todo-items', { title: 'x' }, { 'user-name': 'u'.repeat(300) })
     if (env.server.database === 'mysql') {

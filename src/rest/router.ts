@@ -12,6 +12,7 @@ import { externalCall } from '../feathers/external-call'
 import { collectionQueryParser, listPagingStrategy, listQueryOptions } from './collection-query'
 import { restParams } from './params'
 import { requireJsonObject } from './request-body'
+import { checkQueryString } from './query-string'
 import { exportRoute } from '../export/route'
 
 /** `:id` unless the endpoint sets its own path, which must still carry the id. */
@@ -131,6 +132,8 @@ function rejectQueryParameters(ctx: Context) {
  */
 export function restRouter(app: Application, resource: ResolvedResource, feathersRest: boolean) {
   const router = new Router()
+  // Behind Feathers' REST transport the service's own middleware checks the query string (see the plugin).
+  if (!feathersRest) router.use(checkQueryString)
   resourceRoutes(router, app, resource, feathersRest)
   return router
 }

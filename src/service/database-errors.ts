@@ -27,6 +27,7 @@ const CONSTRAINT_CODES = new Set([
   'ER_NO_REFERENCED_ROW_2',
   'ER_ROW_IS_REFERENCED_2',
   'ER_BAD_NULL_ERROR',
+  'ER_NO_DEFAULT_FOR_FIELD',
   'ER_DATA_TOO_LONG',
   'ER_WARN_DATA_OUT_OF_RANGE',
   'ER_TRUNCATED_WRONG_VALUE',
@@ -45,6 +46,7 @@ function columnOf(message: string) {
   const patterns = [
     /for column '([^']+)'/, // MySQL: Data too long / Out of range value for column 'x'
     /Column '([^']+)' cannot be null/, // MySQL NOT NULL
+    /Field '([^']+)' doesn't have a default value/, // MySQL NOT NULL column left out of an INSERT
     /FOREIGN KEY \(`([^`]+)`\)/, // MySQL foreign key
     /constraint failed: \w+\.(\w+)/ // SQLite NOT NULL / CHECK: table.column
   ]

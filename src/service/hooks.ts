@@ -4,19 +4,26 @@ import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { compileValidator, type Validate } from '../validation/validator'
 import type { Guard } from '../resource/definition'
 import { checkReferences } from './references'
-import { badInput, type FieldError } from '../errors'
+import { badField, badInput, type FieldError } from '../errors'
+import { multiLimit } from './multi'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Hook = (context: HookContext<any, any>) => void | Promise<void>
 
-/** Validates the body, or each record of a multi create, naming the record's index in every error. */
-function validateBody(validate: Validate): Hook {
+/**
+ * Validates the body, or each record of a multi create, naming the record's index in every error. An array
+ * is a multi create only: before any hook of the application's sees it, it is a 405 where `multi` does not
+ * allow it and a 400 past `maxMulti`; on update and patch it is a 400.
+ */
+function validateBody(validate: Validate, resource: ResolvedResource): Hook {
   return (context) => {
     const data = context.data ?? {}
     if (!Array.isArray(data)) {
       context.data = validate(data)
       return
     }
+    if (context.method !== 'create') throw badField('body', 'must be an object: one record changes at a time')
+    multiLimit(resource, 'create', data.length)
     context.data = data.map((record, index) => {
       try {
         return validate(record)
@@ -47,8 +54,9 @@ export function resourceHooks(resource: ResolvedResource): Record<string, Array<
   const common: Guard[] = definition.guards ?? []
   const read = [...common, ...(definition.read?.guards ?? [])]
   const updateGuards = [...common, ...(definition.update?.one?.guards ?? [])]
-  const validateCreate = validateBody(compileValidator(createSchemaOf(resource), { prefix: 'body', what: 'Body' }))
-  const validateUpdate = validateBody(compileValidator(updateSchemaOf(resource), { prefix: 'body', what: 'Body' }))
+  const body = { prefix: 'body', what: 'Body' }
+  const validateCreate = validateBody(compileValidator(createSchemaOf(resource), body), resource)
+  const validateUpdate = validateBody(compileValidator(updateSchemaOf(resource), body), resource)
   const references = checkReferences(resource)
   return {
     find: read,

@@ -36,6 +36,7 @@ import { fullProjection, projection, type Projection } from './projection'
 import { CompiledStatement, standIns } from './compiled-statement'
 import { BoundedCache } from './bounded-cache'
 import { callScope, type ScopeCall } from './scope'
+import { multiLimit, type MultiMethod } from './multi'
 import { FeathersQueryParser, type FeathersRequest } from '../feathers/query-syntax'
 import { writableFields } from '../resource/input-schemas'
 import { pageSizes } from '../resource/resolve'
@@ -74,11 +75,6 @@ export interface ResourceServiceOptions {
   limits?: QueryLimits
 }
 
-/** Methods that change several records at once when `multi` allows it. */
-export type MultiMethod = 'create' | 'patch' | 'remove'
-
-/** The largest number of records one multi create, patch or remove may change unless `maxMulti` says. */
-export const DEFAULT_MAX_MULTI = 100
 
 const ROW_NUMBER = '__row_number'
 const PARTITION_TOTAL = '__partition_total'
@@ -469,23 +465,11 @@ export class ResourceService {
   }
 
   /** Whether `method` may change several records (`multi`, per resource, as in Feathers' adapters). */
-  private checkMulti(method: MultiMethod, count?: number) {
-    const { multi } = this.resource.definition
-    const allowed = multi === true || (Array.isArray(multi) && multi.includes(method))
-    if (!allowed) {
-      throw new MethodNotAllowed(`${this.resource.name}: ${method} of several records is not enabled (multi)`)
-    }
-    const max = this.resource.definition.maxMulti ?? DEFAULT_MAX_MULTI
-    if (count !== undefined && count > max) {
-      throw new BadRequest(`${this.resource.name}: ${method} changes at most ${max} records at once (${count} given)`)
-    }
-    return max
-  }
 
   async create(data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
   async create(data: ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord[]>
   async create(data: ResourceRecord | ResourceRecord[], params: ResourceParams = {}): Promise<unknown> {
-    if (Array.isArray(data)) this.checkMulti('create', data.length)
+    if (Array.isArray(data)) multiLimit(this.resource, 'create', data.length)
     const scoped = await this.scoped({ method: 'create', params, data })
     const { select } = this.readQuery(scoped)
     const fields = projection(this.resource, select)
@@ -575,7 +559,7 @@ export class ResourceService {
   }
 
   private async patchMany(data: ResourceRecord, params: ResourceParams): Promise<ResourceRecord[]> {
-    const max = this.checkMulti('patch')
+    const max = multiLimit(this.resource, 'patch')
     const scoped = await this.scoped({ method: 'patch', params, id: null, data })
     const { filter, select } = this.readQuery(scoped, true)
     const row = encodeRow(this.resource, data)
@@ -600,7 +584,7 @@ export class ResourceService {
   async remove(id: Id, params?: ResourceParams): Promise<ResourceRecord>
   async remove(id: null, params?: ResourceParams): Promise<ResourceRecord[]>
   async remove(id: NullableId, params: ResourceParams = {}): Promise<unknown> {
-    const max = id === null ? this.checkMulti('remove') : 1
+    const max = id === null ? multiLimit(this.resource, 'remove') : 1
     const scoped = await this.scoped({ method: 'remove', params, id })
     const { filter, select } = this.readQuery(scoped, id === null)
     return this.inTransaction(scoped, async (inner) => {

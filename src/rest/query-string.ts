@@ -1,0 +1,29 @@
+import { BadRequest } from '@feathersjs/errors'
+import type { Context, Next } from 'koa'
+
+/** As many parameters as Koa's and Feathers' query-string parsers read; they drop the rest without a word. */
+export const MAX_QUERY_PARAMETERS = 1000
+
+/**
+ * Refuses a query string that the parsers would read only in part: more parameters than they keep, or
+ * percent-escapes that are not UTF-8 (which they pass on as they are, or as replacement characters). Either
+ * way a filter would silently be left out or changed; a 400 says so instead.
+ */
+export async function checkQueryString(ctx: Context, next: Next) {
+  const text = ctx.querystring
+  if (text) {
+    const parameters = text.split('&').filter((parameter) => parameter !== '')
+    if (parameters.length > MAX_QUERY_PARAMETERS) {
+      const given = parameters.length
+      throw new BadRequest(`A query string may hold at most ${MAX_QUERY_PARAMETERS} parameters (${given} given)`)
+    }
+    for (const parameter of parameters) {
+      try {
+        decodeURIComponent(parameter.replace(/\+/g, ' '))
+      } catch {
+        throw new BadRequest(`The query string is not valid UTF-8 near "${parameter.slice(0, 40)}"`)
+      }
+    }
+  }
+  return next()
+}

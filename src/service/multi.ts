@@ -1,0 +1,22 @@
+import { BadRequest, MethodNotAllowed } from '@feathersjs/errors'
+import type { ResolvedResource } from '../resource/resolve'
+
+/** Methods that change several records at once when `multi` allows it. */
+export type MultiMethod = 'create' | 'patch' | 'remove'
+
+/** The largest number of records one multi create, patch or remove may change unless `maxMulti` says. */
+export const DEFAULT_MAX_MULTI = 100
+
+/**
+ * The most records one call of `method` may change on several records: a 405 when `multi` does not allow it,
+ * a 400 when `count` records are more than that.
+ */
+export function multiLimit(resource: ResolvedResource, method: MultiMethod, count?: number) {
+  const { multi, maxMulti = DEFAULT_MAX_MULTI } = resource.definition
+  const allowed = multi === true || (Array.isArray(multi) && multi.includes(method))
+  if (!allowed) throw new MethodNotAllowed(`${resource.name}: ${method} of several records is not enabled (multi)`)
+  if (count !== undefined && count > maxMulti) {
+    throw new BadRequest(`${resource.name}: ${method} changes at most ${maxMulti} records at once (${count} given)`)
+  }
+  return maxMulti
+}
