@@ -15,6 +15,7 @@ import {
   type ExecutionResult,
   type OperationDefinitionNode
 } from 'graphql'
+import { variablesNestingError } from './limits'
 
 /**
  * The variables' type in the documents graphql-jit compiles: graphql-js has coerced the values already, so
@@ -173,6 +174,9 @@ export function compiledExecution(schema: GraphQLSchema) {
     // No such operation, or several without a name: graphql-js says which.
     if (!operation) return execute(args)
     const definitions = operation.variableDefinitions ?? []
+    // graphql-js coerces them recursively.
+    const tooDeep = variablesNestingError(args.variableValues)
+    if (tooDeep) return { errors: [tooDeep] }
     const variables = getVariableValues(schema, definitions, args.variableValues ?? {}, {
       maxErrors: MAX_VARIABLE_ERRORS
     })

@@ -1,4 +1,4 @@
-import { GraphQLError, type ValidationRule } from 'graphql'
+import { GraphQLError, Lexer, Source, TokenKind, type ValidationRule } from 'graphql'
 import { ConfigurationError } from '../errors'
 import { OperationCost, type PageSizes } from './operation-cost'
 
@@ -63,6 +63,51 @@ export function checkDocumentSize(source: string, maxBytes: number) {
   if (bytes <= maxBytes) return
   throw new GraphQLError(`The query document is larger than ${maxBytes} bytes.`, {
     extensions: { code: 'QUERY_TOO_LARGE', maxBytes }
+  })
+}
+
+/**
+ * How deep brackets may nest in a document (`{`, `[`, `(`) and in the variables: far deeper than anything the
+ * other limits let through, yet shallow enough that graphql-js, which parses documents and coerces variables
+ * recursively, cannot run out of stack on them (a filter literal 2,400 levels deep fits in 10,000 tokens).
+ */
+export const MAX_NESTING = 256
+
+/**
+ * Refuses a document whose brackets nest deeper than MAX_NESTING, before graphql-js parses it. graphql-js'
+ * own lexer reads the tokens (strings and comments as it parses them), without recursion.
+ */
+export function checkDocumentNesting(source: string, maxTokens: number) {
+  const lexer = new Lexer(new Source(source))
+  let depth = 0
+  for (let tokens = 0; tokens <= maxTokens; tokens++) {
+    const token = lexer.advance()
+    if (token.kind === TokenKind.EOF) return
+    if (OPENING.has(token.kind)) {
+      if (++depth > MAX_NESTING) throw tooDeeplyNested('The query document nests', 'QUERY_TOO_DEEP')
+    } else if (CLOSING.has(token.kind)) depth--
+  }
+  // More tokens than allowed: the parser refuses the document with its own message.
+}
+
+const OPENING = new Set<string>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L])
+const CLOSING = new Set<string>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R])
+
+/** The error of variables whose objects and lists nest deeper than MAX_NESTING, checked without recursion. */
+export function variablesNestingError(variables: unknown): GraphQLError | undefined {
+  const pending: Array<[unknown, number]> = [[variables, 0]]
+  while (pending.length) {
+    const [value, depth] = pending.pop()!
+    if (value === null || typeof value !== 'object') continue
+    if (depth >= MAX_NESTING) return tooDeeplyNested('The variables nest', 'BAD_USER_INPUT')
+    for (const member of Object.values(value)) pending.push([member, depth + 1])
+  }
+  return undefined
+}
+
+function tooDeeplyNested(what: string, code: string) {
+  return new GraphQLError(`${what} more than ${MAX_NESTING} levels deep.`, {
+    extensions: { code, maxNesting: MAX_NESTING }
   })
 }
 

@@ -14,7 +14,7 @@ import {
   type GraphqlErrorLogger
 } from './errors'
 import { buildGraphqlSchema } from './schema'
-import { checkDocumentSize, operationLimits, resolveLimits, type GraphqlLimits } from './limits'
+import { checkDocumentNesting, checkDocumentSize, operationLimits, resolveLimits, type GraphqlLimits } from './limits'
 import { documentCache } from './document-cache'
 import { graphqlPageSizes } from './collection-args'
 import { compiledExecution } from './compiled-execution'
@@ -45,7 +45,10 @@ export function graphqlMiddleware(
   const schema = buildGraphqlSchema(resources, options.parts)
   const limits = resolveLimits(options.limits)
   const documents = documentCache(
-    (source) => parseWithCode(source, { maxTokens: limits.maxTokens }),
+    (source) => {
+      checkDocumentNesting(source, limits.maxTokens)
+      return parseWithCode(source, { maxTokens: limits.maxTokens })
+    },
     validateWithCode,
     limits.documentCacheBytes
   )
