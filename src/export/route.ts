@@ -35,6 +35,9 @@ async function csvRows(
   return Readable.from(rows(), { objectMode: true })
 }
 
+/** How a download the client abandoned ends the pipeline: not worth a stack trace in the log. */
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'EPIPE', 'ECONNRESET'])
+
 export function exportPath(resource: ResolvedResource) {
   return `/${resource.basePath}/export`
 }
@@ -64,7 +67,7 @@ export function exportRoute(router: Router, app: Application, resource: Resolved
     pipeline(rows, encoder, (error) => {
       if (!error) return
       // A client that went away is not a server failure; anything else is, and is logged the Koa way.
-      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') ctx.app.emit('error', error, ctx)
+      if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? '')) ctx.app.emit('error', error, ctx)
       if (!ctx.res.destroyed) ctx.res.destroy(error)
     })
     ctx.status = 200
