@@ -81,7 +81,10 @@ forEachDatabase(
 
     it('each subscriber gets only the records its authorize admits and its filter matches, from REST writes', async () => {
       const baseline = subscribers(env.server, 'folders')
-      const annWatch = watch(client(annToken), 'subscription { createdFolder(input: { filter: { name: { like: "x%" } } }) { id name } }')
+      const annWatch = watch(
+        client(annToken),
+        'subscription { createdFolder(input: { filter: { name: { like: "x%" } } }) { id name } }'
+      )
       const bobWatch = watch(client(bobToken), 'subscription { createdFolder { name rank } }')
       await until(() => subscribers(env.server, 'folders') > baseline, 'the first subscriber')
       await new Promise((resolve) => setTimeout(resolve, 200))
@@ -90,7 +93,10 @@ forEachDatabase(
       assert.equal((await rest(bobToken, 'POST', '/folders', { name: 'x-bob', rank: 3 })).status, 201)
       await until(() => annWatch.events.length >= 1 && bobWatch.events.length >= 1, 'events')
       await new Promise((resolve) => setTimeout(resolve, 100))
-      assert.deepEqual(annWatch.events.map((event) => event.createdFolder.name), ['x-ann'])
+      assert.deepEqual(
+        annWatch.events.map((event) => event.createdFolder.name),
+        ['x-ann']
+      )
       assert.deepEqual(bobWatch.events, [{ createdFolder: { name: 'x-bob', rank: 3 } }])
       assert.deepEqual(annWatch.errors, [])
     })
@@ -104,11 +110,31 @@ forEachDatabase(
       const bobMany = watch(client(bobToken), 'subscription { deletedManyFolders { deletedCount } }')
       await until(() => subscribers(env.server, 'folders') > 0, 'subscribers')
       await new Promise((resolve) => setTimeout(resolve, 200))
-      const created = await graphql(env.server, 'mutation { a: createOneFolder(input: { folder: { name: "s1", rank: 5 } }) { id } b: createOneFolder(input: { folder: { name: "s2", rank: 5 } }) { id } }', undefined, bearer(annToken))
+      const created = await graphql(
+        env.server,
+        'mutation { a: createOneFolder(input: { folder: { name: "s1", rank: 5 } }) { id } b: createOneFolder(input: { folder: { name: "s2", rank: 5 } }) { id } }',
+        undefined,
+        bearer(annToken)
+      )
       const id = created.data.a.id
-      await graphql(env.server, `mutation { updateOneFolder(input: { id: ${id}, update: { name: "s1!" } }) { id } }`, undefined, bearer(annToken))
-      await graphql(env.server, 'mutation { updateManyFolders(input: { filter: { rank: { eq: 5 } }, update: { rank: 6 } }) { updatedCount } }', undefined, bearer(annToken))
-      await graphql(env.server, `mutation { deleteOneFolder(input: { id: ${id} }) { name } }`, undefined, bearer(annToken))
+      await graphql(
+        env.server,
+        `mutation { updateOneFolder(input: { id: ${id}, update: { name: "s1!" } }) { id } }`,
+        undefined,
+        bearer(annToken)
+      )
+      await graphql(
+        env.server,
+        'mutation { updateManyFolders(input: { filter: { rank: { eq: 5 } }, update: { rank: 6 } }) { updatedCount } }',
+        undefined,
+        bearer(annToken)
+      )
+      await graphql(
+        env.server,
+        `mutation { deleteOneFolder(input: { id: ${id} }) { name } }`,
+        undefined,
+        bearer(annToken)
+      )
       await until(() => updated.events.length && deleted.events.length && updatedMany.events.length, 'events')
       assert.deepEqual(updated.events, [{ updatedOneFolder: { name: 's1!' } }])
       assert.deepEqual(deleted.events, [{ deletedOneFolder: { id, name: 's1!' } }])
@@ -119,14 +145,20 @@ forEachDatabase(
     it('without a token the guard refuses the subscription; a bad token closes the connection', async () => {
       const anonymous = watch(client(), 'subscription { createdFolder { id } }')
       await anonymous.done
-      assert.equal(anonymous.errors[0]?.extensions?.code ?? anonymous.errors[0]?.[0]?.extensions?.code, 'UNAUTHENTICATED')
+      assert.equal(
+        anonymous.errors[0]?.extensions?.code ?? anonymous.errors[0]?.[0]?.extensions?.code,
+        'UNAUTHENTICATED'
+      )
       const forged = watch(client('not a token'), 'subscription { createdFolder { id } }')
       await forged.done
       assert.equal((forged.errors[0] as { code?: number }).code, 4403)
     })
 
     it('a bad filter is BAD_USER_INPUT naming it before anything is delivered', async () => {
-      const bad = watch(client(annToken), 'subscription { createdFolder(input: { filter: { name: { like: "a\\\\" } } }) { id } }')
+      const bad = watch(
+        client(annToken),
+        'subscription { createdFolder(input: { filter: { name: { like: "a\\\\" } } }) { id } }'
+      )
       await bad.done
       const error = bad.errors[0]
       assert.equal(error.extensions?.code, 'BAD_USER_INPUT', JSON.stringify(bad.errors))
@@ -138,12 +170,18 @@ forEachDatabase(
       await until(() => subscribers(env.server, 'notes') > 0, 'two subscribers')
       const third = watch(shared, 'subscription { createdNote { id } }')
       await third.done
-      assert.equal(third.errors[0][0]?.extensions?.code ?? third.errors[0]?.extensions?.code, 'TOO_MANY_SUBSCRIPTIONS')
+      assert.equal(
+        third.errors[0][0]?.extensions?.code ?? third.errors[0]?.extensions?.code,
+        'TOO_MANY_SUBSCRIPTIONS'
+      )
       live.forEach((subscription) => assert.deepEqual(subscription.errors, []))
     })
 
     it('listeners go back to zero after unsubscribe and after the connection closes', async () => {
-      await until(() => subscribers(env.server, 'folders') === 0 && subscribers(env.server, 'notes') === 0, 'clean slate')
+      await until(
+        () => subscribers(env.server, 'folders') === 0 && subscribers(env.server, 'notes') === 0,
+        'clean slate'
+      )
       const first = client(annToken)
       const a = watch(first, 'subscription { createdFolder { id } }')
       const b = watch(client(bobToken), 'subscription { createdFolder { id } }')
@@ -166,7 +204,13 @@ forEachDatabase(
       socket.on('message', (data) => messages.push(JSON.parse(String(data))))
       socket.send(JSON.stringify({ type: 'connection_init', payload: { accessToken: annToken } }))
       await until(() => messages.some((message) => message.type === 'connection_ack'), 'ack')
-      socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { createdFolder { name } }' } }))
+      socket.send(
+        JSON.stringify({
+          id: '1',
+          type: 'subscribe',
+          payload: { query: 'subscription { createdFolder { name } }' }
+        })
+      )
       await until(() => subscribers(env.server, 'folders') === 1, 'subscribed')
       await new Promise((resolve) => setTimeout(resolve, 200))
       const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))

@@ -4,7 +4,14 @@ import type { HookContext } from '@feathersjs/feathers'
 import { Type } from '@sinclair/typebox'
 import knex from 'knex'
 import { knexConfig } from '../../example/database'
-import { defineResource, feathersQuery, Field, FilterableField, IDField, type GraphqlOptions } from '../../src'
+import {
+  defineResource,
+  feathersQuery,
+  Field,
+  FilterableField,
+  IDField,
+  type GraphqlOptions
+} from '../../src'
 import { jwtApp, useJwtAuthentication, type User } from './auth-app'
 
 /**
@@ -65,7 +72,8 @@ export const labelResource = defineResource({
     one: {
       guards: [
         (context: HookContext) => {
-          if (context.params.headers?.['x-may-delete'] !== 'yes') throw new BadRequest('x-may-delete header required')
+          if (context.params.headers?.['x-may-delete'] !== 'yes')
+            throw new BadRequest('x-may-delete header required')
         }
       ]
     }
@@ -116,7 +124,11 @@ export function mutationAppFactory(graphql: GraphqlOptions = {}) {
     for (const path of ['folders', 'notes']) {
       app.service(path).hooks({
         before: { create: [stampOwner] },
-        after: { create: [failAfterWriteOnRequest], patch: [failAfterWriteOnRequest], remove: [failAfterWriteOnRequest] }
+        after: {
+          create: [failAfterWriteOnRequest],
+          patch: [failAfterWriteOnRequest],
+          remove: [failAfterWriteOnRequest]
+        }
       })
     }
     return { app, db }

@@ -36,7 +36,11 @@ export function requiredFilter(resource: ResolvedResource, value: unknown, path 
 }
 
 /** `<name>` with one field holding a value of `type`, e.g. `DeleteOneTodoItemInput { id: ID! }`. */
-export function inputObject(types: GraphqlTypes, name: string, fields: Record<string, [GraphQLInputType, string]>) {
+export function inputObject(
+  types: GraphqlTypes,
+  name: string,
+  fields: Record<string, [GraphQLInputType, string]>
+) {
   return types.named(
     name,
     () =>
@@ -50,6 +54,10 @@ export function inputObject(types: GraphqlTypes, name: string, fields: Record<st
 }
 
 /** `<Resource>UpdateFilter`, `<Resource>DeleteFilter`, `<Resource>SubscriptionFilter`: nestjs-query's names. */
-export function namedFilter(types: GraphqlTypes, resource: ResolvedResource, use: 'Update' | 'Delete' | 'Subscription') {
+export function namedFilter(
+  types: GraphqlTypes,
+  resource: ResolvedResource,
+  use: 'Update' | 'Delete' | 'Subscription'
+) {
   return new GraphQLNonNull(filterInputType(types, resource, { name: `${resource.name}${use}Filter` }))
 }

@@ -41,8 +41,15 @@ function bodyInputType(
           for (const property of names) {
             const field = resource.fieldMap.get(property)!
             const scalar: GraphQLInputType = fieldScalar(types, field)
-            const nonNull = required.has(property) && !admitsNull(schema.properties[property] as { anyOf?: Array<{ type?: unknown }>; type?: unknown })
-            fields[property] = { type: nonNull ? new GraphQLNonNull(scalar) : scalar, description: field.description }
+            const nonNull =
+              required.has(property) &&
+              !admitsNull(
+                schema.properties[property] as { anyOf?: Array<{ type?: unknown }>; type?: unknown }
+              )
+            fields[property] = {
+              type: nonNull ? new GraphQLNonNull(scalar) : scalar,
+              description: field.description
+            }
           }
           return fields
         }

@@ -43,7 +43,11 @@ export function resourceMutationFields(types: GraphqlTypes, resource: ResolvedRe
         type: nonNull(node()),
         args: {
           input: {
-            type: nonNull(inputObject(types, `CreateOne${name}Input`, { [singular]: [nonNull(create), 'The record to create'] }))
+            type: nonNull(
+              inputObject(types, `CreateOne${name}Input`, {
+                [singular]: [nonNull(create), 'The record to create']
+              })
+            )
           }
         },
         resolve: (_source, args, context) =>
@@ -68,7 +72,9 @@ export function resourceMutationFields(types: GraphqlTypes, resource: ResolvedRe
           },
           resolve: (_source, args, context) =>
             namingInput(`input.${plural}`, () =>
-              context.service(resource).create(((args.input as Input)[plural] as unknown[]).map(plain), context.params())
+              context
+                .service(resource)
+                .create(((args.input as Input)[plural] as unknown[]).map(plain), context.params())
             )
         },
         { statements: 'once' }
@@ -132,7 +138,15 @@ export function resourceMutationFields(types: GraphqlTypes, resource: ResolvedRe
     fields[`deleteOne${name}`] = withWork(
       {
         type: nonNull(deleteResponseType(types, resource)),
-        args: { input: { type: nonNull(inputObject(types, `DeleteOne${name}Input`, { id: [nonNull(GraphQLID), 'The id of the record to delete.'] })) } },
+        args: {
+          input: {
+            type: nonNull(
+              inputObject(types, `DeleteOne${name}Input`, {
+                id: [nonNull(GraphQLID), 'The id of the record to delete.']
+              })
+            )
+          }
+        },
         async resolve(_source, args, context) {
           const removed: ResourceRecord = await context
             .service(resource)

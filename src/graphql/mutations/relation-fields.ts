@@ -23,7 +23,9 @@ type Input = { id: string; relationId?: string; relationIds?: string[] }
 /** An id as the foreign key stores it: GraphQL's `ID` is a string, an integer key takes a number. */
 function asForeignKey(field: ResolvedField, id: unknown) {
   const text = String(id)
-  return (field.kind === 'integer' || field.kind === 'number') && /^-?[0-9]+$/.test(text) ? Number(text) : text
+  return (field.kind === 'integer' || field.kind === 'number') && /^-?[0-9]+$/.test(text)
+    ? Number(text)
+    : text
 }
 
 /** The id of the record the caller may read, or NOT_FOUND: a hidden parent is as missing as in a query. */
@@ -60,7 +62,8 @@ function pointChild(
 function relationIdsOf(input: Input, target: ResolvedResource) {
   const ids = input.relationIds ?? []
   const max = target.definition.maxMulti ?? DEFAULT_MAX_MULTI
-  if (ids.length > max) throw badField('input.relationIds', `names at most ${max} records (${ids.length} given)`)
+  if (ids.length > max)
+    throw badField('input.relationIds', `names at most ${max} records (${ids.length} given)`)
   return ids
 }
 
@@ -69,7 +72,11 @@ function relationIdsOf(input: Input, target: ResolvedResource) {
  * one-relation of R: the record's foreign key set to the target (which the caller must be able to read), or
  * cleared when it points at that target. A required foreign key cannot be cleared: BAD_USER_INPUT.
  */
-function oneRelationMutations(types: GraphqlTypes, resource: ResolvedResource, relation: ResolvedOneRelation): Fields {
+function oneRelationMutations(
+  types: GraphqlTypes,
+  resource: ResolvedResource,
+  relation: ResolvedOneRelation
+): Fields {
   const Relation = upperFirst(relation.name)
   const { target, foreignKey } = relation
   const input = (name: string) => ({
@@ -123,7 +130,11 @@ function oneRelationMutations(types: GraphqlTypes, resource: ResolvedResource, r
  * each child changeable through its own `patch`; one transaction, so a hidden child (NOT_FOUND) or a refused
  * change leaves every child as it was. At most the child resource's `maxMulti` ids per call.
  */
-function manyRelationMutations(types: GraphqlTypes, resource: ResolvedResource, relation: ResolvedManyRelation): Fields {
+function manyRelationMutations(
+  types: GraphqlTypes,
+  resource: ResolvedResource,
+  relation: ResolvedManyRelation
+): Fields {
   const Relation = upperFirst(relation.name)
   const { target, foreignKey } = relation
   const input = (name: string) => ({
@@ -134,7 +145,10 @@ function manyRelationMutations(types: GraphqlTypes, resource: ResolvedResource, 
       })
     )
   })
-  const field = (name: string, change: (context: GraphqlContext, parentId: unknown, ids: string[]) => Promise<void>) =>
+  const field = (
+    name: string,
+    change: (context: GraphqlContext, parentId: unknown, ids: string[]) => Promise<void>
+  ) =>
     withWork<unknown, GraphqlContext>(
       {
         type: nonNull(objectType(types, resource)),
@@ -156,23 +170,38 @@ function manyRelationMutations(types: GraphqlTypes, resource: ResolvedResource, 
       await pointChild(context, target, foreignKey, childId, parentId, `input.relationIds.${index}`)
     }
   }
-  const pointingAt = (parentId: unknown): Filter => ({ [foreignKey.name]: { eq: asForeignKey(foreignKey, parentId) } })
+  const pointingAt = (parentId: unknown): Filter => ({
+    [foreignKey.name]: { eq: asForeignKey(foreignKey, parentId) }
+  })
   const remove = async (context: GraphqlContext, parentId: unknown, ids: string[]) => {
     for (const [index, childId] of ids.entries()) {
-      await pointChild(context, target, foreignKey, childId, null, `input.relationIds.${index}`, pointingAt(parentId))
+      await pointChild(
+        context,
+        target,
+        foreignKey,
+        childId,
+        null,
+        `input.relationIds.${index}`,
+        pointingAt(parentId)
+      )
     }
   }
   const set = async (context: GraphqlContext, parentId: unknown, ids: string[]) => {
     const max = target.definition.maxMulti ?? DEFAULT_MAX_MULTI
     const idName = target.idField.name
-    const current = (await context.service(target).find(
-      context.params({ filter: pointingAt(parentId), select: [idName], paging: { limit: max } })
-    )) as { data: ResourceRecord[]; hasNextPage: boolean }
+    const current = (await context
+      .service(target)
+      .find(context.params({ filter: pointingAt(parentId), select: [idName], paging: { limit: max } }))) as {
+      data: ResourceRecord[]
+      hasNextPage: boolean
+    }
     if (current.hasNextPage) {
       throw badField('input.id', `has more than ${max} ${relation.name}; change them with add and remove`)
     }
     const kept = new Set(ids.map(String))
-    const others = current.data.map((record) => String(record[idName])).filter((childId) => !kept.has(childId))
+    const others = current.data
+      .map((record) => String(record[idName]))
+      .filter((childId) => !kept.has(childId))
     for (const childId of others) {
       await pointChild(context, target, foreignKey, childId, null, 'input.relationIds', pointingAt(parentId))
     }
@@ -194,7 +223,8 @@ export function relationMutationFields(types: GraphqlTypes, resource: ResolvedRe
     !owner.definition.update?.disabled && key.name in updateSchemaOf(owner).properties
   const fields: Fields = {}
   for (const relation of resource.one) {
-    if (writable(resource, relation.foreignKey)) Object.assign(fields, oneRelationMutations(types, resource, relation))
+    if (writable(resource, relation.foreignKey))
+      Object.assign(fields, oneRelationMutations(types, resource, relation))
   }
   for (const relation of resource.many) {
     if (writable(relation.target, relation.foreignKey)) {

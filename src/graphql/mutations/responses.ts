@@ -10,7 +10,12 @@ export function updateManyResponseType(types: GraphqlTypes) {
     () =>
       new GraphQLObjectType({
         name: 'UpdateManyResponse',
-        fields: { updatedCount: { type: new GraphQLNonNull(GraphQLInt), description: 'The number of records updated.' } }
+        fields: {
+          updatedCount: {
+            type: new GraphQLNonNull(GraphQLInt),
+            description: 'The number of records updated.'
+          }
+        }
       })
   )
 }
@@ -22,7 +27,12 @@ export function deleteManyResponseType(types: GraphqlTypes) {
     () =>
       new GraphQLObjectType({
         name: 'DeleteManyResponse',
-        fields: { deletedCount: { type: new GraphQLNonNull(GraphQLInt), description: 'The number of records deleted.' } }
+        fields: {
+          deletedCount: {
+            type: new GraphQLNonNull(GraphQLInt),
+            description: 'The number of records deleted.'
+          }
+        }
       })
   )
 }

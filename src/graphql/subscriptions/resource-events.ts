@@ -27,7 +27,8 @@ interface EventSource {
 function kindOf(event: string, context: HookContext): SubscriptionKind | undefined {
   if (event === WRITE_EVENTS.create) return 'created'
   const many = context.id === null || context.id === undefined
-  if (event === WRITE_EVENTS.update || event === WRITE_EVENTS.patch) return many ? 'updatedMany' : 'updatedOne'
+  if (event === WRITE_EVENTS.update || event === WRITE_EVENTS.patch)
+    return many ? 'updatedMany' : 'updatedOne'
   if (event === WRITE_EVENTS.remove) return many ? 'deletedMany' : 'deletedOne'
   return undefined
 }
@@ -73,7 +74,9 @@ export class ResourceEvents {
         const kind = kindOf(event, context)
         if (!kind) return
         // A failed delivery (none is expected: refusals are decided, not thrown) must not stop the next ones.
-        this.delivering = this.delivering.then(() => this.dispatch(kind, data, context)).catch(() => undefined)
+        this.delivering = this.delivering
+          .then(() => this.dispatch(kind, data, context))
+          .catch(() => undefined)
       }
       this.listeners.set(event, listener)
       this.service.on(event, listener)
@@ -88,7 +91,8 @@ export class ResourceEvents {
   private async dispatch(kind: SubscriptionKind, data: ResourceRecord, context: HookContext) {
     const subscribers = [...this.subscribers].filter((subscriber) => subscriber.kind === kind)
     if (subscribers.length === 0) return
-    if (kind === 'updatedMany' || kind === 'deletedMany') return this.dispatchCount(kind, subscribers, context)
+    if (kind === 'updatedMany' || kind === 'deletedMany')
+      return this.dispatchCount(kind, subscribers, context)
     const record = fullRecord(this.resource, data, context)
     for (const subscriber of subscribers) {
       if (subscriber.filter && !matchesFilter(this.resource, record, subscriber.filter)) continue

@@ -31,8 +31,13 @@ function subscriptionField(
       type,
       args: input ? { input: { type: input } } : {},
       async subscribe(_source, args, context) {
-        if (!context.events) throw new BadRequest('Subscriptions are served over WebSocket (graphql-ws) at this path')
-        const filter = toFilter(resource, (args.input as { filter?: unknown } | undefined)?.filter, 'input.filter')
+        if (!context.events)
+          throw new BadRequest('Subscriptions are served over WebSocket (graphql-ws) at this path')
+        const filter = toFilter(
+          resource,
+          (args.input as { filter?: unknown } | undefined)?.filter,
+          'input.filter'
+        )
         await context.service(resource).find(context.params({ filter, paging: { limit: 0 } }))
         return context.events.listen(resource, kind, filter)
       },
@@ -64,7 +69,12 @@ export function resourceSubscriptionFields(types: GraphqlTypes, resource: Resolv
     fields[`created${name}`] = subscriptionField(resource, 'created', node(), filterInput(`Create${name}`))
   }
   if (!definition.update?.disabled) {
-    fields[`updatedOne${name}`] = subscriptionField(resource, 'updatedOne', node(), filterInput(`UpdateOne${name}`))
+    fields[`updatedOne${name}`] = subscriptionField(
+      resource,
+      'updatedOne',
+      node(),
+      filterInput(`UpdateOne${name}`)
+    )
     if (allowsMulti(resource, 'patch')) {
       fields[`updatedMany${Plural}`] = subscriptionField(
         resource,

@@ -20,10 +20,19 @@ export interface WebSocketOptions {
   path: string
   schema: GraphQLSchema
   parse(source: string): DocumentNode
-  validate(schema: GraphQLSchema, document: DocumentNode, rules?: readonly ValidationRule[]): readonly GraphQLError[]
+  validate(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    rules?: readonly ValidationRule[]
+  ): readonly GraphQLError[]
   rules: readonly ValidationRule[]
   formatError(error: GraphQLError): GraphQLError
-  limits: { maxDocumentBytes: number; maxConcurrentStatements: number; maxSubscriptions: number; maxQueuedEvents: number }
+  limits: {
+    maxDocumentBytes: number
+    maxConcurrentStatements: number
+    maxSubscriptions: number
+    maxQueuedEvents: number
+  }
 }
 
 type ConnectionContext = Context<Record<string, unknown> | undefined, Extra & Record<PropertyKey, unknown>>
@@ -81,7 +90,8 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
       let remove = () => {}
       const stream = eventStream(
         options.limits.maxQueuedEvents,
-        () => socket.close(SLOW_CONSUMER_CLOSE_CODE, `More than ${options.limits.maxQueuedEvents} events unread`),
+        () =>
+          socket.close(SLOW_CONSUMER_CLOSE_CODE, `More than ${options.limits.maxQueuedEvents} events unread`),
         () => remove()
       )
       remove = hubOf(resource).add({ kind, filter, params, deliver: stream.push })
@@ -89,7 +99,8 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
     }
   })
 
-  const format = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error).toJSON())
+  const format = (errors: readonly GraphQLError[]) =>
+    errors.map((error) => options.formatError(error).toJSON())
 
   const wss = new WebSocketServer({ noServer: true })
   const server = useServer<Record<string, unknown> | undefined, Extra & Record<PropertyKey, unknown>>(
@@ -106,9 +117,15 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
       onSubscribe(context, _id, payload) {
         if (Object.keys(context.subscriptions).length > options.limits.maxSubscriptions) {
           return [
-            new GraphQLError(`A connection runs at most ${options.limits.maxSubscriptions} operations at once.`, {
-              extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', maxSubscriptions: options.limits.maxSubscriptions }
-            })
+            new GraphQLError(
+              `A connection runs at most ${options.limits.maxSubscriptions} operations at once.`,
+              {
+                extensions: {
+                  code: 'TOO_MANY_SUBSCRIPTIONS',
+                  maxSubscriptions: options.limits.maxSubscriptions
+                }
+              }
+            )
           ]
         }
         let document: DocumentNode
