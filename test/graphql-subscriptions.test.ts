@@ -159,10 +159,7 @@ forEachDatabase(
     it('without a token the guard refuses the subscription; a bad token closes the connection', async () => {
       const anonymous = watch(client(), 'subscription { createdFolder { id } }')
       await anonymous.done
-      assert.equal(
-        anonymous.errors[0]?.extensions?.code,
-        'UNAUTHENTICATED'
-      )
+      assert.equal(anonymous.errors[0]?.extensions?.code, 'UNAUTHENTICATED')
       const forged = watch(client('not a token'), 'subscription { createdFolder { id } }')
       await forged.done
       assert.equal((forged.errors[0] as { code?: number }).code, 4403)
@@ -178,16 +175,39 @@ forEachDatabase(
       assert.equal(error.extensions?.code, 'BAD_USER_INPUT', JSON.stringify(bad.errors))
     })
 
+    it('queries and mutations run over the WebSocket too, with the connection’s user and the same limits', async () => {
+      const annClient = client(annToken)
+      const created = watch(
+        annClient,
+        'mutation { createOneFolder(input: { folder: { name: "over ws" } }) { name } }'
+      )
+      await created.done
+      assert.deepEqual(created.events, [{ createOneFolder: { name: 'over ws' } }])
+      const read = watch(
+        annClient,
+        '{ folders(filter: { name: { eq: "over ws" } }) { edges { node { name } } } }'
+      )
+      await read.done
+      assert.deepEqual(read.events, [{ folders: { edges: [{ node: { name: 'over ws' } }] } }])
+      const bobRead = watch(
+        client(bobToken),
+        '{ folders(filter: { name: { eq: "over ws" } }) { edges { node { name } } } }'
+      )
+      await bobRead.done
+      assert.deepEqual(bobRead.events, [{ folders: { edges: [] } }])
+      const deep = 'notes { edges { node { folder { notes { edges { node { folder { name } } } } } } } }'
+      const tooDeep = watch(annClient, `{ folders { edges { node { ${deep.replace('name', deep)} } } } }`)
+      await tooDeep.done
+      assert.equal(tooDeep.errors[0]?.extensions?.code, 'QUERY_TOO_DEEP')
+    })
+
     it('a connection runs at most maxSubscriptions operations at once', async () => {
       const shared = client(annToken)
       const live = Array.from({ length: 2 }, () => watch(shared, 'subscription { createdNote { id } }'))
       await until(() => subscribers(env.server, 'notes') > 0, 'two subscribers')
       const third = watch(shared, 'subscription { createdNote { id } }')
       await third.done
-      assert.equal(
-        third.errors[0]?.extensions?.code,
-        'TOO_MANY_SUBSCRIPTIONS'
-      )
+      assert.equal(third.errors[0]?.extensions?.code, 'TOO_MANY_SUBSCRIPTIONS')
       live.forEach((subscription) => assert.deepEqual(subscription.errors, []))
     })
 
