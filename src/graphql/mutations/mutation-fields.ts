@@ -7,7 +7,7 @@ import { withWork } from '../field-work'
 import { objectType } from '../object-type'
 import type { GraphqlTypes } from '../types'
 import { createInputType, updateInputType } from './input-types'
-import { inputObject, namedFilter, nonNull, requiredFilter } from './filters'
+import { inputObject, namedFilter, nonNull, requiredFilter } from './inputs'
 import { namingInput } from './input-errors'
 import { deleteManyResponseType, deleteResponseType, updateManyResponseType } from './responses'
 

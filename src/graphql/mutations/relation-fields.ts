@@ -13,7 +13,7 @@ import type { GraphqlContext } from '../context'
 import { withWork } from '../field-work'
 import { objectType } from '../object-type'
 import type { GraphqlTypes } from '../types'
-import { inputObject, nonNull } from './filters'
+import { inputObject, nonNull } from './inputs'
 import { namingFields } from './input-errors'
 import { updateSchemaOf } from '../../resource/input-schemas'
 
