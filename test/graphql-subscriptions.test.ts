@@ -156,6 +156,49 @@ forEachDatabase(
       assert.deepEqual(bobMany.events, [], "bob hears nothing of ann's records")
     })
 
+    it('a rolled-back relation mutation announces nothing; its writes are announced once it commits', async () => {
+      const folder = await graphql(
+        env.server,
+        'mutation { createOneFolder(input: { folder: { name: "target" } }) { id } }',
+        undefined,
+        bearer(annToken)
+      )
+      const notes = await graphql(
+        env.server,
+        'mutation { a: createOneNote(input: { note: { text: "a" } }) { id } b: createOneNote(input: { note: { text: "b" } }) { id } }',
+        undefined,
+        bearer(annToken)
+      )
+      const hidden = await graphql(
+        env.server,
+        'mutation { createOneNote(input: { note: { text: "bob" } }) { id } }',
+        undefined,
+        bearer(bobToken)
+      )
+      const folderId = folder.data.createOneFolder.id
+      const { a, b } = notes.data
+      const updated = watch(client(annToken), 'subscription { updatedOneNote { text folderId } }')
+      await until(() => subscribers(env.server, 'notes') > 0, 'subscribed')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const refused = await graphql(
+        env.server,
+        `mutation { addNotesToFolder(input: { id: ${folderId}, relationIds: [${a.id}, ${hidden.data.createOneNote.id}] }) { id } }`,
+        undefined,
+        bearer(annToken)
+      )
+      assert.equal(refused.errors?.[0]?.extensions?.code, 'NOT_FOUND')
+      const added = await graphql(
+        env.server,
+        `mutation { addNotesToFolder(input: { id: ${folderId}, relationIds: [${b.id}] }) { id } }`,
+        undefined,
+        bearer(annToken)
+      )
+      assert.equal(added.errors, undefined)
+      await until(() => updated.events.length > 0, 'the committed change')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.deepEqual(updated.events, [{ updatedOneNote: { text: 'b', folderId: Number(folderId) } }])
+    })
+
     it('without a token the guard refuses the subscription; a bad token closes the connection', async () => {
       const anonymous = watch(client(), 'subscription { createdFolder { id } }')
       await anonymous.done
