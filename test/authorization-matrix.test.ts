@@ -136,6 +136,36 @@ async function writeEach(
   return changed
 }
 
+/**
+ * Runs the GraphQL mutation `source(id)` for every id; every refusal must be a NOT_FOUND, as for a missing
+ * record, and leave its record as it was; what answers must have changed (unless the mutation may find
+ * nothing to change, as pointing a sub-task at the item it is under).
+ */
+async function mutateEach(
+  caller: Caller,
+  table: string,
+  ids: number[],
+  key: (id: unknown) => string,
+  source: (id: number) => string,
+  mayBeUnchanged = false
+) {
+  const before = await snapshot(caller.server.db, table)
+  const answered: string[] = []
+  for (const id of ids) {
+    const response = await query(caller, `mutation { ${source(id)} }`)
+    if (!response.errors) answered.push(key(id))
+    else assert.deepEqual(codes(response), ['NOT_FOUND'], JSON.stringify(response.errors))
+  }
+  const after = await snapshot(caller.server.db, table)
+  const changed = ids.filter((id) => before.get(id) !== after.get(id)).map(key)
+  if (mayBeUnchanged) assert.deepEqual(changed.filter((record) => !answered.includes(record)), [], 'refused ones unchanged')
+  else assert.deepEqual(changed, answered, 'exactly the records that answered changed')
+  return answered
+}
+
+/** The first of the user's own items, to attach sub-tasks to. */
+const ownItemId = (user: User) => ownItems(user)[0].id
+
 function edgesOf(connection: { edges: Array<{ node: { id: string } }> }, key: (id: unknown) => string) {
   return connection.edges.map((edge) => key(edge.node.id))
 }
@@ -347,6 +377,56 @@ const PATHS: MatrixPath[] = [
     path: 'REST DELETE, SubTask',
     reaches: tasks,
     run: (caller) => writeEach(caller, 'DELETE', '/sub-tasks', 'sub_tasks', ALL_TASK_IDS, subTaskKey)
+  },
+  {
+    path: 'GraphQL updateOneTodoItem',
+    reaches: items,
+    run: (caller) =>
+      mutateEach(caller, 'todo_items', ALL_ITEM_IDS, todoKey, (id) =>
+        `updateOneTodoItem(input: { id: ${id}, update: { title: "by ${caller.user}" } }) { id }`
+      )
+  },
+  {
+    path: 'GraphQL updateOneSubTask',
+    reaches: tasks,
+    run: (caller) =>
+      mutateEach(caller, 'sub_tasks', ALL_TASK_IDS, subTaskKey, (id) =>
+        `updateOneSubTask(input: { id: ${id}, update: { title: "by ${caller.user}" } }) { id }`
+      )
+  },
+  {
+    path: 'GraphQL deleteOneSubTask',
+    reaches: tasks,
+    run: (caller) =>
+      mutateEach(caller, 'sub_tasks', ALL_TASK_IDS, subTaskKey, (id) => `deleteOneSubTask(input: { id: ${id} }) { title }`)
+  },
+  {
+    path: 'GraphQL deleteOneTodoItem',
+    reaches: items,
+    run: (caller) =>
+      mutateEach(caller, 'todo_items', ALL_ITEM_IDS, todoKey, (id) => `deleteOneTodoItem(input: { id: ${id} }) { title }`)
+  },
+  {
+    path: 'GraphQL setTodoItemOnSubTask (to an own item)',
+    reaches: tasks,
+    run: (caller) =>
+      mutateEach(caller, 'sub_tasks', ALL_TASK_IDS, subTaskKey, (id) =>
+        `setTodoItemOnSubTask(input: { id: ${id}, relationId: ${ownItemId(caller.user)} }) { id }`,
+        true
+      )
+  },
+  {
+    path: 'GraphQL addSubTasksToTodoItem (each sub-task to an own item)',
+    reaches: tasks,
+    run: (caller) =>
+      mutateEach(
+        caller,
+        'sub_tasks',
+        ALL_TASK_IDS,
+        subTaskKey,
+        (id) => `addSubTasksToTodoItem(input: { id: ${ownItemId(caller.user)}, relationIds: [${id}] }) { id }`,
+        true
+      )
   },
   {
     // Deleting an own item also removes the other user's sub-tasks under it: that is the example schema's

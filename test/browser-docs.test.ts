@@ -124,6 +124,34 @@ describe('Swagger UI and GraphiQL in a browser, offline', function () {
     assert.deepEqual(errors, [])
   })
 
+  it('GraphiQL runs a mutation, and a subscription over WebSocket that a REST write feeds', async () => {
+    const { page, requests, errors } = await openPage(browser)
+    const sockets: string[] = []
+    page.on('websocket', (socket) => sockets.push(socket.url()))
+    await page.goto(`${server.baseUrl}/graphiql`)
+    await page.locator('.graphiql-query-editor .CodeMirror').waitFor()
+    await setGraphiqlQuery(page, 'mutation { createOneTodoItem(input: { todoItem: { title: "Made in GraphiQL" } }) { title } }')
+    await page.getByRole('button', { name: /Execute query/ }).click()
+    const result = page.locator('.result-window')
+    await result.getByText('"title": "Made in GraphiQL"').waitFor()
+
+    // Feathers' channels listen too: a subscriber is one more listener.
+    const listeners = server.app.service('todo-items').listenerCount('created')
+    await setGraphiqlQuery(page, 'subscription Watch { createdTodoItem { title } }')
+    // GraphiQL parses the edited document a moment after the change; executing before that would send the
+    // subscription with the previous document's kind, over HTTP.
+    await page.waitForTimeout(1000)
+    await page.getByRole('button', { name: /Execute query/ }).click()
+    const subscribed = () => server.app.service('todo-items').listenerCount('created') > listeners
+    for (let tries = 0; !subscribed() && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 25))
+    assert.ok(subscribed(), `GraphiQL did not subscribe: ${await result.innerText()}`)
+    assert.equal((await server.http('POST', '/todo-items', { title: 'Heard in GraphiQL' })).status, 201)
+    await result.getByText('"title": "Heard in GraphiQL"').waitFor()
+    assert.deepEqual(sockets, [server.baseUrl.replace('http', 'ws') + '/graphql'])
+    assertLocalOnly(requests)
+    assert.deepEqual(errors, [])
+  })
+
   it('the home page links the REST API, the OpenAPI document, Swagger UI and GraphiQL', async () => {
     const { page, requests } = await openPage(browser)
     await page.goto(`${server.baseUrl}/`)

@@ -132,10 +132,15 @@ forEachDatabase('GraphQL: errors, transport and service params', (env) => {
     const badId = await graphql(env.server, '{ todoItem(id: "abc") { id } }')
     assert.deepEqual(codes(badId), ['BAD_USER_INPUT'])
     assert.deepEqual(badId.errors![0].extensions.errors, [{ field: 'id', message: 'must be an integer' }])
-    const mutation = await graphql(env.server, 'mutation { deleteOneTodoItem(input: {id: "1"}) { id } }')
+    // The example enables no multi writes, so it has no many-mutations.
+    const mutation = await graphql(env.server, 'mutation { deleteManyTodoItems(input: {filter: {id: {eq: 1}}}) { deletedCount } }')
     assert.deepEqual(codes(mutation), ['GRAPHQL_VALIDATION_FAILED'])
-    assert.equal(mutation.errors![0].message, 'This API has no mutation operations: it answers queries only.')
+    assert.match(mutation.errors![0].message, /Cannot query field "deleteManyTodoItems" on type "Mutation"/)
     assert.equal(mutation.data, undefined)
+    // Subscriptions are served over WebSocket only.
+    const subscription = await graphql(env.server, 'subscription { createdTodoItem { id } }')
+    assert.match(subscription.errors![0].message, /Subscriptions are not supported/)
+    assert.equal(subscription.data, undefined)
   })
 
   it('serves GET and POST, with the status codes of GraphQL over HTTP', async () => {

@@ -51,7 +51,19 @@ forEachDatabase('GraphQL schema', (env) => {
     ]) {
       assert.ok(compact.includes(expected), `SDL lacks: ${expected}`)
     }
-    assert.doesNotMatch(sdl, /type Mutation/)
+    // nestjs-query's mutations and subscriptions (the example enables no multi, so no many-mutations).
+    for (const expected of [
+      'createOneTodoItem(input: CreateOneTodoItemInput!): TodoItem!',
+      'updateOneTodoItem(input: UpdateOneTodoItemInput!): TodoItem!',
+      'deleteOneTodoItem(input: DeleteOneTodoItemInput!): TodoItemDeleteResponse!',
+      'addSubTasksToTodoItem(input: AddSubTasksToTodoItemInput!): TodoItem!',
+      'setTodoItemOnSubTask(input: SetTodoItemOnSubTaskInput!): SubTask!',
+      'input CreateTodoItem { title: String! description: String completed: Boolean priority: Float }',
+      'createdTodoItem(input: CreateTodoItemSubscriptionFilterInput): TodoItem!',
+      'deletedOneSubTask(input: DeleteOneSubTaskSubscriptionFilterInput): SubTaskDeleteResponse!'
+    ]) {
+      assert.ok(compact.includes(expected), `SDL lacks: ${expected}`)
+    }
     assert.doesNotMatch(
       sdl.replace(/type \w+AggregateGroupBy \{[^}]*\}/g, ''),
       /createdBy|updatedBy/,

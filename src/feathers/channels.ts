@@ -11,10 +11,32 @@ type Channels = Channel | Channel[] | void
 export type Publisher = (data: any, context: HookContext) => Channels | Promise<Channels>
 
 /** The record as the write left it, hidden fields included: what `authorize` rules may refer to. */
-function fullRecord(resource: ResolvedResource, data: ResourceRecord, context: HookContext): ResourceRecord {
+export function fullRecord(resource: ResolvedResource, data: ResourceRecord, context: HookContext): ResourceRecord {
   const id = resource.idField.name
   const results = (Array.isArray(context.result) ? context.result : [context.result]) as ResourceRecord[]
   return results.find((record) => record && String(record[id]) === String(data?.[id])) ?? data
+}
+
+/**
+ * Whether the resource's `authorize` admits `record` for a caller with `params`, as if the caller read it
+ * with `get`. A rule that throws (no user, a suspended one) admits nothing.
+ */
+export async function admitsRecord(
+  resource: ResolvedResource,
+  service: unknown,
+  params: Record<string, unknown>,
+  record: ResourceRecord
+): Promise<boolean> {
+  const { authorize } = resource.definition
+  if (!authorize) return true
+  const id = record[resource.idField.name] as NullableId
+  try {
+    const rule = await authorize(callContext(service, { method: 'get', id, params }))
+    return !rule || matchesFilter(resource, record, strictFilter(rule, resource.idField.name).filter)
+  } catch {
+    // Not admitted: the rule refused this caller.
+    return false
+  }
 }
 
 /**
@@ -28,8 +50,7 @@ export function authorizedPublisher(publisher: Publisher): Publisher {
   return async (data, context) => {
     const channels = await publisher(data, context)
     const resource = getServiceOptions(context.service)?.resource as ResolvedResource | undefined
-    const authorize = resource?.definition.authorize
-    if (!channels || !resource || !authorize) return channels
+    if (!channels || !resource?.definition.authorize) return channels
     const list = (Array.isArray(channels) ? channels.flat(Infinity) : [channels]).filter(Boolean) as Channel[]
     const record = fullRecord(resource, data, context)
     const admitted = new Set<unknown>()
@@ -39,16 +60,7 @@ export function authorizedPublisher(publisher: Publisher): Publisher {
         if (decided.has(connection)) continue
         decided.add(connection)
         const params = { provider: 'socketio', ...connection }
-        const id = record[resource.idField.name]
-        const readContext = callContext(context.service, { method: 'get', id: id as NullableId, params })
-        try {
-          const rule = await authorize(readContext)
-          if (!rule || matchesFilter(resource, record, strictFilter(rule, resource.idField.name).filter)) {
-            admitted.add(connection)
-          }
-        } catch {
-          // Not admitted: the rule refused this connection.
-        }
+        if (await admitsRecord(resource, context.service, params, record)) admitted.add(connection)
       }
     }
     return list.map((channel) => channel.filter((connection) => admitted.has(connection)))

@@ -1,5 +1,7 @@
 import { getServiceOptions, type HookContext, type NextFunction } from '@feathersjs/feathers'
+import type { Knex } from 'knex'
 import type { ResolvedResource } from '../resource/resolve'
+import { ambientTransaction } from '../service/transaction'
 import type { ResourceParams, ResourceRecord } from '../service/resource-service'
 
 /** The events of the write methods; the plugin emits them itself, with what clients may see. */
@@ -71,14 +73,22 @@ export function externalRecords(resources: ResolvedResource[]) {
     const strip = strippers.get(getServiceOptions(context.service)?.resource as ResolvedResource)
     if (!strip) return next()
     await next()
-    const event = WRITE_EVENTS[context.method]
+    const writeEvent = WRITE_EVENTS[context.method]
     const params = context.params as ResourceParams
-    if (!event && (params.queryModel || !params.provider)) return
+    if (!writeEvent && (params.queryModel || !params.provider)) return
     const external = externalResult(context, context.dispatch ?? context.result, strip)
     stripDispatchFromNowOn(context, external, strip)
     // `context.event` is what Feathers' event hook would send; a hook may have set it to null to send none.
-    if (!event || typeof context.event !== 'string') return
+    if (!writeEvent || typeof context.event !== 'string') return
     const emitter = context.service as unknown as { emit(event: string, data: unknown, context: HookContext): void }
-    for (const record of Array.isArray(external) ? external : [external]) emitter.emit(context.event, record, context)
+    const event = context.event
+    const emit = () => {
+      for (const record of Array.isArray(external) ? external : [external]) emitter.emit(event, record, context)
+    }
+    // A write made inside a transaction it did not open (another write's hooks, a GraphQL relation mutation)
+    // is announced once that transaction commits, and never if it rolls back.
+    const outer = ambientTransaction((context.service as { Model?: Knex }).Model as Knex)
+    if (outer) outer.executionPromise.then(emit, () => undefined)
+    else emit()
   }
 }

@@ -1,19 +1,23 @@
 import type { Application } from '@feathersjs/koa'
 import type { Context as KoaContext } from 'koa'
 import type { ResolvedResource } from '../resource/resolve'
-import type { ResourceQuery } from '../query/model'
+import type { Filter, ResourceQuery } from '../query/model'
+import type { SubscriptionKind } from './subscriptions/resource-events'
 import { resourceService, type ResourceParams, type ResourceService } from '../service/resource-service'
+import { inAmbientTransaction } from '../service/transaction'
 import { concurrencyLimit } from './concurrency'
 import { RelationLoaders } from './loaders'
 
-/** The service methods GraphQL reads through. */
-export type GraphqlService = Pick<ResourceService, 'find' | 'get' | 'aggregate'>
+/** The service methods GraphQL reads and writes through. */
+export type GraphqlService = Pick<ResourceService, 'find' | 'get' | 'aggregate' | 'create' | 'patch' | 'remove'>
 
 /** Calls resource services on behalf of one GraphQL request. */
 export interface ServiceCaller {
   service(resource: ResolvedResource): GraphqlService
   /** Params for one service call: the request's params with this call's query. */
   params(query?: ResourceQuery): ResourceParams
+  /** Runs `work` in one transaction that the service calls it makes join (see `inAmbientTransaction`). */
+  inTransaction<T>(resource: ResolvedResource, work: () => Promise<T>): Promise<T>
 }
 
 /**
@@ -23,7 +27,15 @@ export interface ServiceCaller {
 export type GraphqlContext = {
   service: ServiceCaller['service']
   params: ServiceCaller['params']
+  inTransaction: ServiceCaller['inTransaction']
   loaders: RelationLoaders
+  /** The events a WebSocket connection may subscribe to; absent over HTTP. */
+  events?: SubscriptionSource
+}
+
+/** Where a subscription's events come from: the resource's events, as this connection may see them. */
+export interface SubscriptionSource {
+  listen(resource: ResolvedResource, kind: SubscriptionKind, filter: Filter | undefined): AsyncIterableIterator<unknown>
 }
 
 /**
@@ -38,7 +50,11 @@ function limitedService(
     find: ((params) => limited(() => service.find(params))) as ResourceService['find'],
     get: (id, params) => limited(() => service.get(id, params)),
     aggregate: ((request, params) =>
-      limited(() => service.aggregate(request, params))) as ResourceService['aggregate']
+      limited(() => service.aggregate(request, params))) as ResourceService['aggregate'],
+    // Writes come from mutations, which run one after the other.
+    create: service.create.bind(service) as ResourceService['create'],
+    patch: service.patch.bind(service) as ResourceService['patch'],
+    remove: service.remove.bind(service) as ResourceService['remove']
   }
 }
 
@@ -52,15 +68,17 @@ export function createGraphqlContext(
   ctx: KoaContext,
   concurrentCalls: number
 ): GraphqlContext {
-  const base: ResourceParams = {
-    ...(ctx.feathers as object),
-    provider: 'graphql',
-    headers: ctx.request.headers
-  }
+  return graphqlContextOf(app, { ...(ctx.feathers as object), headers: ctx.request.headers }, concurrentCalls)
+}
+
+/** The context of a GraphQL operation made with `request`'s params (HTTP request or WebSocket connection). */
+export function graphqlContextOf(app: Application, request: ResourceParams, concurrentCalls: number): GraphqlContext {
+  const base: ResourceParams = { ...request, provider: 'graphql' }
   const limited = concurrencyLimit(concurrentCalls)
   const caller: ServiceCaller = {
     service: (resource) => limitedService(resourceService(app, resource), limited),
-    params: (query = {}) => ({ ...base, query, queryModel: true })
+    params: (query = {}) => ({ ...base, query, queryModel: true }),
+    inTransaction: (resource, work) => inAmbientTransaction(resourceService(app, resource).Model, work)
   }
   return { ...caller, loaders: new RelationLoaders(caller) }
 }

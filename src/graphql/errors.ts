@@ -94,14 +94,15 @@ export const validateWithCode: typeof validate = (...args) =>
   )
 
 /**
- * Refuses operations the schema has no root type for (mutations, subscriptions) at validation, as a
+ * Refuses operations the schema has no root type for (mutations or subscriptions when every resource disables
+ * its writes) at validation, as a
  * GRAPHQL_VALIDATION_FAILED, instead of graphql-js 16's execution error. (graphql-js 17 has this rule.)
  */
 export const knownOperationTypes: ValidationRule = (context) => ({
   OperationDefinition(node) {
     if (!context.getSchema().getRootType(node.operation)) {
       context.reportError(
-        new GraphQLError(`This API has no ${node.operation} operations: it answers queries only.`, {
+        new GraphQLError(`This API has no ${node.operation} operations.`, {
           nodes: node
         })
       )

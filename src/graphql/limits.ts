@@ -27,6 +27,13 @@ export interface GraphqlLimits {
   maxDocumentBytes?: number
   /** Bytes of parsed documents kept for reuse, estimated from their text and tokens (default 20 MB). */
   documentCacheBytes?: number
+  /** Most operations (subscriptions) one WebSocket connection runs at once (default 10). */
+  maxSubscriptions?: number
+  /**
+   * Most events of one subscription waiting for the client to read them (default 100); one more closes the
+   * connection (code 4429), so a client that stops reading cannot make the server hold an unbounded backlog.
+   */
+  maxQueuedEvents?: number
 }
 
 export const DEFAULT_LIMITS: Required<GraphqlLimits> = {
@@ -36,7 +43,9 @@ export const DEFAULT_LIMITS: Required<GraphqlLimits> = {
   maxConcurrentStatements: 2,
   maxTokens: 10_000,
   maxDocumentBytes: 100_000,
-  documentCacheBytes: 20_000_000
+  documentCacheBytes: 20_000_000,
+  maxSubscriptions: 10,
+  maxQueuedEvents: 100
 }
 
 /** The limits in force: the defaults and what is configured (anything but a positive integer stops start-up). */

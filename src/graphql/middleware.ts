@@ -19,6 +19,7 @@ import { documentCache } from './document-cache'
 import { graphqlPageSizes } from './collection-args'
 import { compiledExecution } from './compiled-execution'
 import type { GraphqlSchemaPart } from './types'
+import { serveGraphqlWebSocket } from './subscriptions/websocket-server'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -29,6 +30,8 @@ export interface GraphqlOptions {
   logError?: GraphqlErrorLogger
   /** What one request may cost: size, depth and complexity of the document, statements, connections. */
   limits?: GraphqlLimits
+  /** Subscriptions (GraphQL over WebSocket, graphql-ws) at the same path; `false` leaves them out. */
+  subscriptions?: boolean
 }
 
 /**
@@ -61,6 +64,20 @@ export function graphqlMiddleware(
    * placeholder graphql-http answered with.
    */
   const serialized = new WeakMap<IncomingMessage, string>()
+  const validationRules = [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))]
+  const formatError = formatGraphqlError(log)
+  const websocket =
+    options.subscriptions === false
+      ? undefined
+      : serveGraphqlWebSocket(app, {
+          path,
+          schema,
+          parse: (source) => documents.parse(source),
+          validate: documents.validate,
+          rules: validationRules,
+          formatError,
+          limits
+        })
   const handle = createHandler<GraphqlContext>({
     schema,
     parse: (source) => {
@@ -70,7 +87,7 @@ export function graphqlMiddleware(
     },
     validate: documents.validate,
     execute: compiledExecution(schema),
-    validationRules: [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))],
+    validationRules,
     context: (request) =>
       createGraphqlContext(app, koaContexts.get(request.raw)!, limits.maxConcurrentStatements),
     onOperation: (request, _args, result) => {
@@ -84,7 +101,7 @@ export function graphqlMiddleware(
       }
       return SERIALIZED_ELSEWHERE
     },
-    formatError: formatGraphqlError(log)
+    formatError
   })
   const middleware = async (ctx: Context, next: Next) => {
     if (ctx.path !== path) return next()
@@ -94,7 +111,7 @@ export function graphqlMiddleware(
     if (body !== undefined) ctx.body = body
     if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === '')) describeRefusal(ctx)
   }
-  return Object.assign(middleware, { schema, path })
+  return Object.assign(middleware, { schema, path, websocket })
 }
 
 const SERIALIZED_ELSEWHERE = { data: null }

@@ -21,6 +21,29 @@ export function ambientTransaction(knex: Knex): Knex.Transaction | undefined {
 }
 
 /**
+ * Runs `work` in one transaction that resource-service calls made inside it join without passing
+ * `params.transaction` (or in the one already open), e.g. the several writes of a GraphQL relation mutation.
+ */
+export async function inAmbientTransaction<T>(knex: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const open = ambientTransaction(knex)
+  if (open) return work(open)
+  let workFailure: { error: unknown } | undefined
+  let result: T | undefined
+  await runTransaction(
+    knex.transaction((trx) =>
+      ambient.run({ knex, trx }, async () => {
+        result = await work(trx).catch((error: unknown) => {
+          workFailure = { error }
+          throw error
+        })
+      })
+    ),
+    () => workFailure
+  )
+  return result as T
+}
+
+/**
  * An around hook that runs the whole call — the application's before and after hooks included — in one
  * transaction, so that a hook failing after the write leaves no partial row. A caller's own transaction
  * (`params.transaction`, as @feathersjs/knex's transaction hooks set it) is joined instead.
@@ -29,22 +52,13 @@ export function transactional(knex: Knex) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return async (context: HookContext<any, any>, next: NextFunction) => {
     if (context.params.transaction?.trx || ambientTransaction(knex)) return next()
-    let chainFailure: { error: unknown } | undefined
-    await runTransaction(
-      knex.transaction((trx) =>
-        ambient.run({ knex, trx }, async () => {
-          context.params = { ...context.params, transaction: { trx } }
-          await next().catch((error: unknown) => {
-            chainFailure = { error }
-            throw error
-          })
-          // The transaction is this hook's; it must not leak to whoever reads the context afterwards.
-          const { transaction: _transaction, ...params } = context.params
-          context.params = params
-        })
-      ),
-      () => chainFailure
-    )
+    await inAmbientTransaction(knex, async (trx) => {
+      context.params = { ...context.params, transaction: { trx } }
+      await next()
+      // The transaction is this hook's; it must not leak to whoever reads the context afterwards.
+      const { transaction: _transaction, ...params } = context.params
+      context.params = params
+    })
   }
 }
 

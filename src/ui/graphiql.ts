@@ -18,8 +18,10 @@ export interface GraphiqlOptions {
 export function graphiql(options: GraphiqlOptions = {}) {
   const endpoint = options.endpoint ?? '/graphql'
   const settings = JSON.stringify({ defaultQuery: options.defaultQuery })
+  // Subscriptions go over graphql-ws (its UMD bundle, global `graphqlWs`) at the same path, ws: or wss:.
   const init = `const url = new URL(${JSON.stringify(endpoint)}, location.href).href
-const props = Object.assign({ fetcher: GraphiQL.createFetcher({ url }) }, ${settings})
+const wsClient = graphqlWs.createClient({ url: url.replace(/^http/, 'ws'), lazy: true })
+const props = Object.assign({ fetcher: GraphiQL.createFetcher({ url, wsClient }) }, ${settings})
 ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, props))
 `
   const page = pageHtml({
@@ -27,7 +29,13 @@ ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElem
     style: 'body { margin: 0; } #graphiql { height: 100vh; }',
     stylesheets: ['graphiql.min.css'],
     rootId: 'graphiql',
-    scripts: ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphiql-init.js']
+    scripts: [
+      'react.production.min.js',
+      'react-dom.production.min.js',
+      'graphiql.min.js',
+      'graphql-ws.min.js',
+      'graphiql-init.js'
+    ]
   })
   return assetMiddleware(
     options.path ?? '/graphiql',
@@ -36,6 +44,7 @@ ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElem
       'graphiql-init.js': { text: init },
       'graphiql.min.css': { file: packageFile('graphiql', 'graphiql.min.css') },
       'graphiql.min.js': { file: packageFile('graphiql', 'graphiql.min.js') },
+      'graphql-ws.min.js': { file: packageFile('graphql-ws', 'umd/graphql-ws.min.js') },
       'react.production.min.js': { file: packageFile('react', 'umd/react.production.min.js') },
       'react-dom.production.min.js': { file: packageFile('react-dom', 'umd/react-dom.production.min.js') }
     },
