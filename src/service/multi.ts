@@ -7,14 +7,19 @@ export type MultiMethod = 'create' | 'patch' | 'remove'
 /** The largest number of records one multi create, patch or remove may change unless `maxMulti` says. */
 export const DEFAULT_MAX_MULTI = 100
 
+/** Whether the resource lets one call change several records with `method` (Feathers' `multi`). */
+export function allowsMulti(resource: ResolvedResource, method: MultiMethod) {
+  const { multi } = resource.definition
+  return multi === true || (Array.isArray(multi) && multi.includes(method))
+}
+
 /**
  * The most records one call of `method` may change on several records: a 405 when `multi` does not allow it,
  * a 400 when `count` records are more than that.
  */
 export function multiLimit(resource: ResolvedResource, method: MultiMethod, count?: number) {
-  const { multi, maxMulti = DEFAULT_MAX_MULTI } = resource.definition
-  const allowed = multi === true || (Array.isArray(multi) && multi.includes(method))
-  if (!allowed) throw new MethodNotAllowed(`${resource.name}: ${method} of several records is not enabled (multi)`)
+  const { maxMulti = DEFAULT_MAX_MULTI } = resource.definition
+  if (!allowsMulti(resource, method)) throw new MethodNotAllowed(`${resource.name}: ${method} of several records is not enabled (multi)`)
   if (count !== undefined && count > maxMulti) {
     throw new BadRequest(`${resource.name}: ${method} changes at most ${maxMulti} records at once (${count} given)`)
   }

@@ -1,7 +1,8 @@
 import { GraphQLID, GraphQLList, type GraphQLFieldConfigMap } from 'graphql'
 import { upperFirst } from '../../resource/naming'
 import type { ResolvedResource } from '../../resource/resolve'
-import type { MultiMethod, ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../service/resource-service'
+import { allowsMulti } from '../../service/multi'
 import type { GraphqlContext } from '../context'
 import { withWork } from '../field-work'
 import { objectType } from '../object-type'
@@ -13,12 +14,6 @@ import { deleteManyResponseType, deleteResponseType, updateManyResponseType } fr
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphqlContext>
 type Input = Record<string, unknown>
-
-/** Whether the resource lets one call change several records with `method` (Feathers' `multi`). */
-export function allowsMulti(resource: ResolvedResource, method: MultiMethod) {
-  const { multi } = resource.definition
-  return multi === true || (Array.isArray(multi) && multi.includes(method))
-}
 
 /** graphql-js hands input objects over with null prototypes; the services get plain ones. */
 const plain = (value: unknown) => ({ ...(value as Input) })

@@ -8,7 +8,8 @@ import type {
   ResolvedOneRelation,
   ResolvedResource
 } from '../../resource/resolve'
-import { DEFAULT_MAX_MULTI, type ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../service/resource-service'
+import { DEFAULT_MAX_MULTI } from '../../service/multi'
 import type { GraphqlContext } from '../context'
 import { withWork } from '../field-work'
 import { objectType } from '../object-type'

@@ -9,7 +9,7 @@ import { RelationLoaders } from '../loaders'
 import { objectType } from '../object-type'
 import type { GraphqlTypes } from '../types'
 import { inputObject, namedFilter } from '../mutations/inputs'
-import { allowsMulti } from '../mutations/mutation-fields'
+import { allowsMulti } from '../../service/multi'
 import { deleteManyResponseType, deleteResponseType, updateManyResponseType } from '../mutations/responses'
 import type { SubscriptionKind } from './resource-events'
 
