@@ -1,4 +1,4 @@
-/** The public surface of feathers-query. */
+/** The public surface of feathers-query; the browser pages are `feathers-query/pages` (src/pages.ts). */
 import './declarations'
 
 export { IDField, FilterableField, Field } from './resource/annotations'
@@ -39,10 +39,6 @@ export { openApiDocument } from './openapi/document'
 export type { OpenApiDocumentOptions } from './openapi/document'
 export type { OpenApiOptions } from './openapi/middleware'
 export type { OpenApiDocument } from './openapi/types'
-export { swaggerUi } from './ui/swagger-ui'
-export type { SwaggerUiOptions } from './ui/swagger-ui'
-export { graphiql } from './ui/graphiql'
-export type { GraphiqlOptions as GraphiqlPageOptions } from './ui/graphiql'
 export { andFilters } from './query/filters'
 export { searchFields } from './hooks/search'
 export { authorizedPublisher } from './feathers/channels'

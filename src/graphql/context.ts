@@ -1,5 +1,5 @@
 import type { Application } from '@feathersjs/koa'
-import type { Context as KoaContext } from 'koa'
+import type { Context as KoaContext } from '../koa'
 import type { ResolvedResource } from '../resource/resolve'
 import type { ResourceQuery } from '../query/model'
 import { resourceService, type ResourceParams, type ResourceService } from '../service/resource-service'

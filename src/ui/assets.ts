@@ -1,13 +1,33 @@
 import { createReadStream } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { Context, Next } from 'koa'
+import type { Context, Next } from '../koa'
+import { ConfigurationError } from '../errors'
 
 /** A file of an installed npm package, or a text generated at start-up. */
 export type Asset = { file: string } | { text: string }
 
-/** The absolute path of a file inside an installed package, found the way `require` finds the package. */
-export function packageFile(packageName: string, file: string) {
-  return join(dirname(require.resolve(`${packageName}/package.json`)), file)
+/**
+ * A function giving the absolute path of a file inside one of `packages`, found the way `require` finds the
+ * package. Each comes with the versions the page works with: they are optional peer dependencies, which an
+ * application that mounts the page installs. Checked at once, so that a page whose packages are missing
+ * stops start-up with the command that installs them rather than failing on its first request.
+ */
+export function pageFiles<P extends string>(page: string, packages: Record<P, string>) {
+  const directories = new Map<string, string>()
+  const missing: string[] = []
+  for (const [name, range] of Object.entries<string>(packages)) {
+    try {
+      directories.set(name, dirname(require.resolve(`${name}/package.json`)))
+    } catch {
+      missing.push(`${name}@${range}`)
+    }
+  }
+  if (missing.length > 0) {
+    throw new ConfigurationError(
+      `The ${page} page is served from packages that are not installed: npm install ${missing.join(' ')}`
+    )
+  }
+  return (name: P, file: string) => join(directories.get(name)!, file)
 }
 
 /**
