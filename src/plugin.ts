@@ -7,7 +7,6 @@ import { resolveResources, type ResolvedResource } from './resource/resolve'
 import { ResourceService, resourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { shareTransaction, transactional } from './service/transaction'
-import { reuseStatementsOf } from './service/statement-cache'
 import { waitForLocksAsynchronously, type SqliteOptions } from './service/sqlite-locks'
 import { restRouter } from './rest/router'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
@@ -58,7 +57,6 @@ export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
     const limits = resolveQueryLimits(options.limits)
-    reuseStatementsOf(options.Model, limits.preparedStatementBytes)
     waitForLocksAsynchronously(options.Model, options.sqlite)
     const inTransaction = transactional(options.Model)
     // Hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write; what

@@ -30,6 +30,7 @@ import type {
 } from '../query/model'
 import { andFilters } from '../query/filters'
 import { runQuery } from './database-errors'
+import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { fullProjection, projection, type Projection } from './projection'
@@ -189,7 +190,7 @@ export class ResourceService {
       return CompiledStatement.of(compiled, values.length, integersFrom, this.target.dialect) ?? null
     })
     if (!statement) return runQuery(build(values))
-    return statement.rows(await runQuery(statement.query(this.knex(params), values)))
+    return runQuery(statement.rows(this.knex(params), values, this.limits.preparedStatementBytes))
   }
 
   private decoder(fields: Projection) {
@@ -465,7 +466,7 @@ export class ResourceService {
   private async inTransaction<T>(params: ResourceParams, work: (params: ResourceParams) => Promise<T>) {
     const open = this.knex(params)
     if (open !== this.Model) return work({ ...params, transaction: { trx: open as Knex.Transaction } })
-    return runQuery(this.Model.transaction((trx) => work({ ...params, transaction: { trx } })))
+    return runQuery(writeTransaction(this.Model, (trx) => work({ ...params, transaction: { trx } })))
   }
 
   /** Whether `method` may change several records (`multi`, per resource, as in Feathers' adapters). */

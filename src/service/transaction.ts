@@ -2,6 +2,7 @@ import type { HookContext, NextFunction } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { databaseError, isDriverError } from './database-errors'
+import { writeTransaction } from './sqlite-locks'
 
 interface Ambient {
   knex: Knex
@@ -31,7 +32,7 @@ export function transactional(knex: Knex) {
     if (context.params.transaction?.trx || ambientTransaction(knex)) return next()
     let chainFailure: { error: unknown } | undefined
     await runTransaction(
-      knex.transaction((trx) =>
+      writeTransaction(knex, (trx) =>
         ambient.run({ knex, trx }, async () => {
           context.params = { ...context.params, transaction: { trx } }
           await next().catch((error: unknown) => {
