@@ -7,7 +7,8 @@ import { resolveResources, type ResolvedResource } from './resource/resolve'
 import { ResourceService, resourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { shareTransaction, transactional } from './service/transaction'
-import { waitForLocksAsynchronously, type SqliteOptions } from './service/sqlite-locks'
+import { waitForLocksAsynchronously } from './service/sqlite-locks'
+import type { SqliteOptions } from './service/sqlite-client'
 import { restRouter } from './rest/router'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
 import { openApiDocument } from './openapi/document'
@@ -29,7 +30,7 @@ export interface FeathersQueryOptions {
   graphql?: GraphqlOptions | false
   /** The OpenAPI document of the REST surface (at `/openapi.json` unless configured); `false` leaves it out. */
   openapi?: OpenApiOptions | false
-  /** SQLite through better-sqlite3: how long a write waits for another process's lock. */
+  /** SQLite through better-sqlite3: how long a write waits for another process's lock, statement reuse. */
   sqlite?: SqliteOptions
   /** What a filter may hold on every surface, and the statements kept per shape (defaults in QueryLimits). */
   limits?: QueryLimits
@@ -67,6 +68,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
       const service = new ResourceService(resource, {
         Model: options.Model,
         limits,
+        reuseStatements: options.sqlite?.reuseStatements,
         registered: () => resourceService(app, resource)
       })
       // The spec's routes sit in front of Feathers' own REST handler of the service, if the app has one.

@@ -80,14 +80,16 @@ export class CompiledStatement {
   }
 
   /**
-   * The statement's rows with `values` bound, on `knex` (the pool or the caller's transaction); on
-   * better-sqlite3 on a statement the connection prepared before, within `preparedBytes` of SQL text.
+   * The statement's rows with `values` bound, on `knex` (the pool or the caller's transaction); with
+   * `preparedBytes`, on better-sqlite3, on a statement the connection prepared before (that much SQL text kept).
    */
-  async rows(knex: Knex, values: readonly unknown[], preparedBytes: number) {
+  async rows(knex: Knex, values: readonly unknown[], preparedBytes: number | undefined) {
     const bindings = this.bindings.slice()
     const slots = this.slots
     for (let at = 0; at < slots.length; at += 2) bindings[slots[at]] = values[slots[at + 1]]
-    if (preparesStatements(knex)) return allPrepared(knex, this.sql, bindings, preparedBytes)
+    if (preparedBytes !== undefined && preparesStatements(knex)) {
+      return allPrepared(knex, this.sql, bindings, preparedBytes)
+    }
     return this.dialect.rawRows(await knex.raw(this.sql, bindings as Knex.RawBinding[]))
   }
 }

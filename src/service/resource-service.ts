@@ -73,6 +73,8 @@ export interface ResourceServiceOptions {
   registered: () => unknown
   /** What one filter may hold, and the statements kept per shape (QueryLimits has the defaults). */
   limits?: QueryLimits
+  /** On better-sqlite3, run compiled reads on statements prepared once per connection (default true). */
+  reuseStatements?: boolean
 }
 
 /** Methods that change several records at once when `multi` allows it. */
@@ -104,6 +106,7 @@ export class ResourceService {
     const sizes = pageSizes(resource, REST_DEFAULT_RESULT_SIZE)
     this.paginate = { default: sizes.default, max: sizes.max }
     this.limits = resolveQueryLimits(options.limits)
+    this.preparedBytes = options.reuseStatements === false ? undefined : this.limits.preparedStatementBytes
     this.statements = new BoundedCache(
       STATEMENT_SHAPES,
       this.limits.compiledStatementBytes,
@@ -126,6 +129,8 @@ export class ResourceService {
   private readonly statements: BoundedCache<CompiledStatement | null>
   private readonly idColumn: string
   private readonly limits: Readonly<Required<QueryLimits>>
+  /** The SQL text kept prepared per connection, or undefined when compiled reads go through knex. */
+  private readonly preparedBytes: number | undefined
 
   /** The caller's transaction, the one the hook chain runs in, or the pool. */
   private knex(params: ResourceParams): Knex {
@@ -190,7 +195,7 @@ export class ResourceService {
       return CompiledStatement.of(compiled, values.length, integersFrom, this.target.dialect) ?? null
     })
     if (!statement) return runQuery(build(values))
-    return runQuery(statement.rows(this.knex(params), values, this.limits.preparedStatementBytes))
+    return runQuery(statement.rows(this.knex(params), values, this.preparedBytes))
   }
 
   private decoder(fields: Projection) {

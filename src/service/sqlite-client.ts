@@ -1,5 +1,20 @@
 import type { Knex } from 'knex'
 
+/** What the plugin does on SQLite through better-sqlite3, whose statements run on the event loop. */
+export interface SqliteOptions {
+  /**
+   * How long a write waits for another process's write lock before it is a 503, in milliseconds (default
+   * 5000, better-sqlite3's own). The wait leaves the event loop to other requests.
+   */
+  busyTimeout?: number
+  /**
+   * Run the plugin's compiled reads (pages, gets, counts) on statements each connection prepared once and
+   * keeps, within `limits.preparedStatementBytes` (default true). Only the plugin's own statements are kept;
+   * `false` sends them through knex, which prepares every statement anew.
+   */
+  reuseStatements?: boolean
+}
+
 /** The parts of knex's better-sqlite3 client (or a transaction's client) that the plugin uses itself. */
 export interface BetterSqliteClient {
   driverName: 'better-sqlite3'

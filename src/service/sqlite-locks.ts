@@ -1,15 +1,7 @@
 import type { Knex } from 'knex'
 import { setTimeout as pause } from 'node:timers/promises'
 import { ConfigurationError } from '../errors'
-import { betterSqliteClient } from './sqlite-client'
-
-export interface SqliteOptions {
-  /**
-   * How long a write waits for another process's write lock before it is a 503, in milliseconds (default
-   * 5000, better-sqlite3's own). The wait leaves the event loop to other requests.
-   */
-  busyTimeout?: number
-}
+import { betterSqliteClient, type SqliteOptions } from './sqlite-client'
 
 const DEFAULT_BUSY_TIMEOUT = 5000
 /** Pauses between attempts to take the lock double from the first to the longest. */

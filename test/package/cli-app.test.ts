@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { io, type Socket } from 'socket.io-client'
@@ -71,6 +71,8 @@ describe('the packed package in a Feathers CLI app', function () {
   app.publish(authorizedPublisher(() => app.channel('authenticated')))
 `)
     replaceInFile(app, 'src/channels.ts', /^/, "import { authorizedPublisher } from 'feathers-query'\n")
+    // Every export, compiled with the app's tsconfig too (only compiled: the app does not load it).
+    cpSync(join(__dirname, 'every-export.ts'), join(app.dir, 'src/every-export.ts'))
     run('npm', ['run', 'compile'], app.dir)
     rmSync(join(app.dir, 'feathers-chat.sqlite'), { force: true })
     run('npm', ['run', 'migrate'], app.dir)
@@ -96,10 +98,28 @@ describe('the packed package in a Feathers CLI app', function () {
     )
   })
 
+  it('type-checks every export in the app, declarations included', () => {
+    assert.ok(existsSync(join(app.dir, 'lib/every-export.d.ts')))
+    assert.ok(existsSync(join(app.dir, 'lib/services/todo-items/todo-items.d.ts')))
+  })
+
   it('adds no second copy of Feathers or knex, no TypeScript, no database driver and no page assets', () => {
     const forbidden = /(^|\/)(@feathersjs\/[^/]+|knex|typescript|tsx|esbuild|better-sqlite3|mysql2|sqlite3|react|react-dom|graphiql|swagger-ui-dist)$/
     assert.deepEqual(app.added.filter((path) => forbidden.test(path)), [])
     assert.ok(!existsSync(join(app.dir, 'node_modules/feathers-query/node_modules/@feathersjs')))
+  })
+
+  it('names what to install for a browser page whose packages the app lacks', () => {
+    const start = (page: string) => {
+      try {
+        run(process.execPath, ['-e', `require('feathers-query/pages').${page}()`], app.dir)
+        return 'started'
+      } catch (error) {
+        return (error as { stderr: string }).stderr
+      }
+    }
+    assert.match(start('graphiql'), /ConfigurationError: The GraphiQL page needs graphiql, react, react-dom, not installed: npm install graphiql@\^4 react@\^18 react-dom@\^18/)
+    assert.match(start('swaggerUi'), /The Swagger UI page needs swagger-ui-dist, not installed: npm install swagger-ui-dist@\^5/)
   })
 
   it('serves the resource over REST to a user with a JWT, with errors as the app renders them', async () => {
@@ -110,7 +130,7 @@ describe('the packed package in a Feathers CLI app', function () {
     const page = await call('GET', '/todo-items?limit=10', undefined, ann)
     assert.equal(page.status, 200)
     assert.deepEqual(
-      page.body.data.map((item: { title: string }) => item.title),
+      page.body.nodes.map((item: { title: string }) => item.title),
       ['Write docs']
     )
     // One copy of @feathersjs/errors: the plugin's NotFound is a 404 through the app's error handler.
@@ -120,7 +140,7 @@ describe('the packed package in a Feathers CLI app', function () {
     assert.equal((await call('GET', '/todo-items')).status, 401)
     // Another user does not see Ann's items (the resource's authorize rule).
     const bob = await signUp('bob@example.com')
-    assert.deepEqual((await call('GET', '/todo-items', undefined, bob)).body.data, [])
+    assert.deepEqual((await call('GET', '/todo-items', undefined, bob)).body.nodes, [])
   })
 
   it('answers GraphQL with the JWT, and refuses it without', async () => {
