@@ -29,7 +29,7 @@ type Call = (service: any, index: number) => Promise<unknown>
 const scenarios: Array<[name: string, call: Call]> = [
   ['get by id', (service, index) => service.get((index % items) + 1)],
   [
-    'page of 25, one filter, total count',
+    'page of 25, one filter',
     (service, index) =>
       service.find({
         queryModel: true,
