@@ -98,6 +98,13 @@ describe('the packed package in a Feathers CLI app', function () {
     )
   })
 
+  it('loads from ESM as well, both entries with named exports', () => {
+    const source = `import { feathersQuery, IDField } from 'feathers-query'
+import { swaggerUi } from 'feathers-query/pages'
+console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).join())`
+    assert.equal(run(process.execPath, ['--input-type=module', '-e', source], app.dir).trim(), 'function,function,function')
+  })
+
   it('type-checks every export in the app, declarations included', () => {
     assert.ok(existsSync(join(app.dir, 'lib/every-export.d.ts')))
     assert.ok(existsSync(join(app.dir, 'lib/services/todo-items/todo-items.d.ts')))
