@@ -110,6 +110,10 @@ console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).joi
     assert.ok(existsSync(join(app.dir, 'lib/services/todo-items/todo-items.d.ts')))
   })
 
+  it("passes the app's own npm test (mocha with ts-node), the resource loaded with the app", () => {
+    assert.match(run('npm', ['test'], app.dir), /5 passing/)
+  })
+
   it('adds no second copy of Feathers or knex, no TypeScript, no database driver and no page assets', () => {
     const forbidden = /(^|\/)(@feathersjs\/[^/]+|knex|typescript|tsx|esbuild|better-sqlite3|mysql2|sqlite3|react|react-dom|graphiql|swagger-ui-dist)$/
     assert.deepEqual(app.added.filter((path) => forbidden.test(path)), [])
