@@ -49,7 +49,9 @@ async function main() {
   const serviceWith = (reuseStatements: boolean) => {
     const app = koa(feathers())
     const resources = [todoItemResource, subTaskResource]
-    app.configure(feathersQuery({ Model: database.db, resources, sqlite: { reuseStatements }, graphql: false }))
+    app.configure(
+      feathersQuery({ Model: database.db, resources, sqlite: { reuseStatements }, graphql: false })
+    )
     return app.service('todo-items')
   }
   const reusing = serviceWith(true)

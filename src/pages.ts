@@ -1,6 +1,6 @@
 /**
  * The optional browser pages, an entry of their own (`feathers-query/pages`): their assets are packages the
- * plugin does not install (swagger-ui-dist; graphiql, react and react-dom), so the main entry never loads them.
+ * plugin does not install (swagger-ui-dist; graphiql, react and react-dom), which the main entry never loads.
  */
 export { swaggerUi } from './ui/swagger-ui'
 export type { SwaggerUiOptions } from './ui/swagger-ui'

@@ -18,7 +18,10 @@ describe("SQLite: the plugin leaves the application's knex instance as it is [sq
   before(async function () {
     this.timeout(60000)
     server = await startServer('sqlite')
-    const client = server.db.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): unknown }
+    const client = server.db.client as {
+      acquireConnection(): Promise<unknown>
+      releaseConnection(c: unknown): unknown
+    }
     connection = (await client.acquireConnection()) as SqliteConnection
     await client.releaseConnection(connection)
   })

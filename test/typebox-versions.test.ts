@@ -30,8 +30,22 @@ const noteSchema034 = Type034.Object({
 })
 
 // Each version's `Static` reads the annotated schema: nullable fields admit null, the others do not.
-const note025: Static025<typeof noteSchema025> = { id: 1, title: 't', body: null, due: null, secret: null, rank: 1 }
-const note034: Static034<typeof noteSchema034> = { id: 1, title: 't', body: null, due: null, secret: null, rank: 1 }
+const note025: Static025<typeof noteSchema025> = {
+  id: 1,
+  title: 't',
+  body: null,
+  due: null,
+  secret: null,
+  rank: 1
+}
+const note034: Static034<typeof noteSchema034> = {
+  id: 1,
+  title: 't',
+  body: null,
+  due: null,
+  secret: null,
+  rank: 1
+}
 // @ts-expect-error title is not nullable
 const untitled025: Static025<typeof noteSchema025> = { ...note025, title: null }
 // @ts-expect-error title is not nullable
@@ -40,8 +54,22 @@ void untitled025
 void untitled034
 
 const versions = [
-  { version: '0.25', name: 'NoteA', path: 'notes-a', plural: 'noteAs', table: 'notes_a', schema: noteSchema025 },
-  { version: '0.34', name: 'NoteB', path: 'notes-b', plural: 'noteBs', table: 'notes_b', schema: noteSchema034 }
+  {
+    version: '0.25',
+    name: 'NoteA',
+    path: 'notes-a',
+    plural: 'noteAs',
+    table: 'notes_a',
+    schema: noteSchema025
+  },
+  {
+    version: '0.34',
+    name: 'NoteB',
+    path: 'notes-b',
+    plural: 'noteBs',
+    table: 'notes_b',
+    schema: noteSchema034
+  }
 ]
 
 async function createNotesApp(databaseUrl: string) {
@@ -95,19 +123,32 @@ forEachDatabase(
 
       it(`TypeBox ${version}: GraphQL types nullable fields as nullable and filters on them`, async () => {
         const { server } = env
-        const type = await graphql(server, `{ __type(name: "${name}") { fields { name type { kind name } } } }`)
-        const kinds = Object.fromEntries(
-          type.data.__type.fields.map((field: { name: string; type: { kind: string; name: string | null } }) => [
-            field.name,
-            field.type.kind === 'NON_NULL' ? 'NON_NULL' : field.type.name
-          ])
+        const type = await graphql(
+          server,
+          `{ __type(name: "${name}") { fields { name type { kind name } } } }`
         )
-        assert.deepEqual(kinds, { id: 'NON_NULL', title: 'NON_NULL', body: 'String', due: 'DateTime', rank: 'NON_NULL' })
+        const kinds = Object.fromEntries(
+          type.data.__type.fields.map(
+            (field: { name: string; type: { kind: string; name: string | null } }) => [
+              field.name,
+              field.type.kind === 'NON_NULL' ? 'NON_NULL' : field.type.name
+            ]
+          )
+        )
+        assert.deepEqual(kinds, {
+          id: 'NON_NULL',
+          title: 'NON_NULL',
+          body: 'String',
+          due: 'DateTime',
+          rank: 'NON_NULL'
+        })
         const dated = await graphql(
           server,
           `{ ${plural}(filter: { due: { isNot: null } }) { edges { node { title due } } } }`
         )
-        assert.deepEqual(dated.data[plural].edges, [{ node: { title: 'full', due: '2026-05-01T10:00:00.000Z' } }])
+        assert.deepEqual(dated.data[plural].edges, [
+          { node: { title: 'full', due: '2026-05-01T10:00:00.000Z' } }
+        ])
       })
     }
 

@@ -79,7 +79,10 @@ export function FilterableField<T extends FieldSchema>(
   options: FilterableFieldOptions & { nullable: true }
 ): Nullable<T>
 export function FilterableField<T extends FieldSchema>(schema: T, options?: FilterableFieldOptions): T
-export function FilterableField<T extends FieldSchema>(schema: T, options: FilterableFieldOptions = {}): FieldSchema {
+export function FilterableField<T extends FieldSchema>(
+  schema: T,
+  options: FilterableFieldOptions = {}
+): FieldSchema {
   return annotate(schema, {
     role: 'filterable',
     nullable: options.nullable === true,
@@ -91,7 +94,10 @@ export function FilterableField<T extends FieldSchema>(schema: T, options: Filte
 }
 
 /** A field that is returned but neither filterable nor aggregatable. */
-export function Field<T extends FieldSchema>(schema: T, options: FieldOptions & { nullable: true }): Nullable<T>
+export function Field<T extends FieldSchema>(
+  schema: T,
+  options: FieldOptions & { nullable: true }
+): Nullable<T>
 export function Field<T extends FieldSchema>(schema: T, options?: FieldOptions): T
 export function Field<T extends FieldSchema>(schema: T, options: FieldOptions = {}): FieldSchema {
   return annotate(schema, {

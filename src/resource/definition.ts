@@ -164,6 +164,8 @@ export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
 }
 
 /** Identity helper that keeps the schema type for inference. */
-export function defineResource<S extends ObjectSchema>(definition: ResourceDefinition<S>): ResourceDefinition<S> {
+export function defineResource<S extends ObjectSchema>(
+  definition: ResourceDefinition<S>
+): ResourceDefinition<S> {
   return definition
 }

@@ -3,7 +3,7 @@ import type { FieldSchema } from './json-schema'
 /** How a field is stored, compared and serialized. */
 export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'date'
 
-/** Derives the kind from the schema's JSON Schema keywords; `undefined` when the plugin cannot store the type. */
+/** The kind, from the schema's JSON Schema keywords; `undefined` when the plugin cannot store the type. */
 export function fieldKindOf(schema: FieldSchema): FieldKind | undefined {
   switch (schema.type) {
     case 'boolean':

@@ -25,7 +25,8 @@ function checkCustomSchema(resource: ResolvedResource, schema: ObjectSchema, opt
   }
   // A custom input schema says what clients may write: properties it does not declare are refused unless
   // it opens itself with `additionalProperties: true`.
-  const checked = schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema
+  const checked =
+    schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema
   return checked as TObject
 }
 

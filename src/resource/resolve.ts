@@ -144,7 +144,7 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
       column: name,
       kind,
       role: annotation.role,
-      // Whichever TypeBox built it, the plugin's own TypeBox composes it with others by its JSON Schema keywords.
+      // Whichever TypeBox built it, the plugin's TypeBox composes it with others by its JSON Schema keywords.
       schema: annotation.base as TSchema,
       description: annotation.base.description,
       nullable: annotation.nullable || !required.has(name),

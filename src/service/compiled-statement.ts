@@ -81,7 +81,8 @@ export class CompiledStatement {
 
   /**
    * The statement's rows with `values` bound, on `knex` (the pool or the caller's transaction); with
-   * `preparedBytes`, on better-sqlite3, on a statement the connection prepared before (that much SQL text kept).
+   * `preparedBytes`, on better-sqlite3, on a statement the connection prepared before (keeping that much
+   * SQL text).
    */
   async rows(knex: Knex, values: readonly unknown[], preparedBytes: number | undefined) {
     const bindings = this.bindings.slice()

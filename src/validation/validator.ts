@@ -1,6 +1,6 @@
 import { Ajv, addFormats } from '@feathersjs/schema'
 
-/** Ajv's error type, as the Ajv that @feathersjs/schema brings reports it (the plugin does not install Ajv). */
+/** Ajv's error type, as the Ajv @feathersjs/schema brings reports it (the plugin does not install Ajv). */
 type ErrorObject = NonNullable<ReturnType<Ajv['compile']>['errors']>[number]
 import type { TSchema } from '@sinclair/typebox'
 import { badInput, type FieldError } from '../errors'

@@ -1,11 +1,20 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 
 const ROOT = resolve(__dirname, '../..')
-/** The app `@feathersjs/generators` 5.0.50 made (TypeScript, Koa, REST + socket.io, TypeBox, SQLite, local auth). */
+/** The app @feathersjs/generators 5.0.50 made: TypeScript, Koa, REST + socket.io, TypeBox, SQLite, local auth. */
 const FIXTURE = join(__dirname, 'cli-app')
 /**
  * Where the app is installed: its node_modules survive between runs, since installing them compiles sqlite3
@@ -31,7 +40,7 @@ export interface Tarball {
   files: string[]
 }
 
-/** `npm pack` of the repository, as a user's `npm install feathers-query` would get it (built by `prepare`). */
+/** `npm pack` of the repository, what `npm install feathers-query` would get (built by `prepare`). */
 export function packRepository(): Tarball {
   const destination = mkdtempSync(join(tmpdir(), 'feathers-query-pack-'))
   const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', destination], ROOT))
@@ -84,7 +93,9 @@ export function cliAppWith(tarball: Tarball): CliApp {
   }
   run('npm', ['install', '--no-audit', '--no-fund', tarball.file], WORKSPACE)
   const before = installedPackages(join(FIXTURE, 'package-lock.json'))
-  const added = [...installedPackages(join(WORKSPACE, 'package-lock.json'))].filter((path) => !before.has(path))
+  const added = [...installedPackages(join(WORKSPACE, 'package-lock.json'))].filter(
+    (path) => !before.has(path)
+  )
   const addedBytes = added.reduce((sum, path) => sum + directorySize(join(WORKSPACE, path)), 0)
   return { dir: WORKSPACE, added, addedBytes }
 }

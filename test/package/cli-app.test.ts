@@ -67,9 +67,14 @@ describe('the packed package in a Feathers CLI app', function () {
       'src/services/todo-items/todo-items.ts'
     ])
     // The README's src/channels.ts change: the generated publisher gives way to the authorized one.
-    replaceInFile(app, 'src/channels.ts', /\n  \/\/ eslint-disable-next-line no-unused-vars\n  app\.publish\([\s\S]*?\n  \}\)\n/, `
+    replaceInFile(
+      app,
+      'src/channels.ts',
+      /\n  \/\/ eslint-disable-next-line no-unused-vars\n  app\.publish\([\s\S]*?\n  \}\)\n/,
+      `
   app.publish(authorizedPublisher(() => app.channel('authenticated')))
-`)
+`
+    )
     replaceInFile(app, 'src/channels.ts', /^/, "import { authorizedPublisher } from 'feathers-query'\n")
     // Every export, compiled with the app's tsconfig too (only compiled: the app does not load it).
     cpSync(join(__dirname, 'every-export.ts'), join(app.dir, 'src/every-export.ts'))
@@ -102,7 +107,10 @@ describe('the packed package in a Feathers CLI app', function () {
     const source = `import { feathersQuery, IDField } from 'feathers-query'
 import { swaggerUi } from 'feathers-query/pages'
 console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).join())`
-    assert.equal(run(process.execPath, ['--input-type=module', '-e', source], app.dir).trim(), 'function,function,function')
+    assert.equal(
+      run(process.execPath, ['--input-type=module', '-e', source], app.dir).trim(),
+      'function,function,function'
+    )
   })
 
   it('type-checks every export in the app, declarations included', () => {
@@ -115,8 +123,12 @@ console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).joi
   })
 
   it('adds no second copy of Feathers or knex, no TypeScript, no database driver and no page assets', () => {
-    const forbidden = /(^|\/)(@feathersjs\/[^/]+|knex|typescript|tsx|esbuild|better-sqlite3|mysql2|sqlite3|react|react-dom|graphiql|swagger-ui-dist)$/
-    assert.deepEqual(app.added.filter((path) => forbidden.test(path)), [])
+    const forbidden =
+      /(^|\/)(@feathersjs\/[^/]+|knex|typescript|tsx|esbuild|better-sqlite3|mysql2|sqlite3|react|react-dom|graphiql|swagger-ui-dist)$/
+    assert.deepEqual(
+      app.added.filter((path) => forbidden.test(path)),
+      []
+    )
     assert.ok(!existsSync(join(app.dir, 'node_modules/feathers-query/node_modules/@feathersjs')))
   })
 
@@ -129,8 +141,14 @@ console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).joi
         return (error as { stderr: string }).stderr
       }
     }
-    assert.match(start('graphiql'), /ConfigurationError: The GraphiQL page needs graphiql, react, react-dom, not installed: npm install graphiql@\^4 react@\^18 react-dom@\^18/)
-    assert.match(start('swaggerUi'), /The Swagger UI page needs swagger-ui-dist, not installed: npm install swagger-ui-dist@\^5/)
+    assert.match(
+      start('graphiql'),
+      /ConfigurationError: The GraphiQL page needs graphiql, react, react-dom, not installed: npm install graphiql@\^4 react@\^18 react-dom@\^18/
+    )
+    assert.match(
+      start('swaggerUi'),
+      /The Swagger UI page needs swagger-ui-dist, not installed: npm install swagger-ui-dist@\^5/
+    )
   })
 
   it('serves the resource over REST to a user with a JWT, with errors as the app renders them', async () => {

@@ -1,6 +1,6 @@
-// Copied into the Feathers CLI app's src/ by cli-app.test.ts and compiled with the app's own tsconfig (es2020,
-// declaration: true, strict): every export of the package used as an application would, and exported again so
-// that the declarations the app emits must name the package's types (where TS4023 would show).
+// Copied into the Feathers CLI app's src/ by cli-app.test.ts and compiled with the app's own tsconfig
+// (es2020, declaration: true, strict): every export of the package used as an application would, and
+// exported again so that the declarations the app emits must name the package's types (where TS4023 shows).
 import type { HookContext } from '@feathersjs/feathers'
 import { Type } from '@feathersjs/typebox'
 import { GraphQLString } from 'graphql'
@@ -165,7 +165,10 @@ export const countPerTitle = (service: ResourceService): Promise<AggregateRespon
 export const publisher: Publisher = authorizedPublisher(() => [])
 export const hooks = { search: searchFields(['title'], { maxWords: 3 } satisfies SearchOptions) }
 export const koaErrors = errorHandler()
-export const pages = [swaggerUi({ path: '/docs' } satisfies SwaggerUiOptions), graphiql({} satisfies GraphiqlPageOptions)]
+export const pages = [
+  swaggerUi({ path: '/docs' } satisfies SwaggerUiOptions),
+  graphiql({} satisfies GraphiqlPageOptions)
+]
 export const header = QUERY_SYNTAX_HEADER
 export const vocabulary = [COMPARISON_OPERATORS, AGGREGATE_FUNCTIONS, DATE_BUCKETS]
 export const failure = new ConfigurationError('example')
