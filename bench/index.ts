@@ -8,7 +8,8 @@ import { resolve } from 'node:path'
 const benchmarks: Array<[file: string, flags: string[]]> = [
   ['http.ts', ['items', 'seconds', 'rounds', 'connections']],
   ['export.ts', ['rows']],
-  ['aggregate.ts', ['rows', 'runs']]
+  ['aggregate.ts', ['rows', 'runs']],
+  ['prepared-statements.ts', ['items', 'calls', 'rounds']]
 ]
 
 function flagsFor(known: string[]) {

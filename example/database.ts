@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Knex } from 'knex'
-import { ConfigurationError } from '../src'
+import { ConfigurationError } from 'feathers-query'
 
 /**
  * Knex configuration from a database URL: `sqlite:<file>`, `sqlite::memory:` or

@@ -1,5 +1,5 @@
 import configuration from '@feathersjs/configuration'
-import { ConfigurationError } from '../src'
+import { ConfigurationError } from 'feathers-query'
 import { createApp } from './app'
 import { redact } from './database'
 

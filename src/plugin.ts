@@ -7,8 +7,8 @@ import { resolveResources, type ResolvedResource } from './resource/resolve'
 import { ResourceService, resourceService } from './service/resource-service'
 import { resourceHooks } from './service/hooks'
 import { shareTransaction, transactional } from './service/transaction'
-import { reuseStatementsOf } from './service/statement-cache'
-import { waitForLocksAsynchronously, type SqliteOptions } from './service/sqlite-locks'
+import { waitForLocksAsynchronously } from './service/sqlite-locks'
+import type { SqliteOptions } from './service/sqlite-client'
 import { restRouter } from './rest/router'
 import { checkQueryString } from './rest/query-string'
 import { graphqlMiddleware, type GraphqlOptions } from './graphql/middleware'
@@ -31,7 +31,7 @@ export interface FeathersQueryOptions {
   graphql?: GraphqlOptions | false
   /** The OpenAPI document of the REST surface (at `/openapi.json` unless configured); `false` leaves it out. */
   openapi?: OpenApiOptions | false
-  /** SQLite through better-sqlite3: how long a write waits for another process's lock. */
+  /** SQLite through better-sqlite3: how long a write waits for another process's lock, statement reuse. */
   sqlite?: SqliteOptions
   /** What a filter may hold on every surface, and the statements kept per shape (defaults in QueryLimits). */
   limits?: QueryLimits
@@ -59,7 +59,6 @@ export function feathersQuery(options: FeathersQueryOptions) {
   return (app: Application) => {
     const resources = resolveResources(options.resources)
     const limits = resolveQueryLimits(options.limits)
-    reuseStatementsOf(options.Model, limits.preparedStatementBytes)
     waitForLocksAsynchronously(options.Model, options.sqlite)
     const inTransaction = transactional(options.Model)
     // Hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write; what
@@ -70,6 +69,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
       const service = new ResourceService(resource, {
         Model: options.Model,
         limits,
+        reuseStatements: options.sqlite?.reuseStatements,
         registered: () => resourceService(app, resource)
       })
       // The spec's routes sit in front of Feathers' own REST handler of the service, if the app has one.

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { defineResource, FilterableField } from '../../src'
+import { defineResource, FilterableField } from 'feathers-query'
 import { auditFields, taskFields } from './task-fields'
 
 export const subTaskSchema = Type.Object({

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Field, FilterableField, IDField } from '../../src'
+import { Field, FilterableField, IDField } from 'feathers-query'
 
 /** What TodoItem and SubTask have in common, in the order both serialize it. */
 export const taskFields = {

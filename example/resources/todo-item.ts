@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { defineResource, Field, FilterableField } from '../../src'
+import { defineResource, Field, FilterableField } from 'feathers-query'
 import { auditFields, taskFields } from './task-fields'
 
 export const todoItemSchema = Type.Object({

@@ -1,4 +1,4 @@
-import type { Context } from 'koa'
+import type { Context } from '../koa'
 
 /**
  * The header a Feathers REST client sends to be answered in Feathers' shapes on the spec's routes, e.g.

@@ -1,5 +1,5 @@
 import type { Application } from '@feathersjs/koa'
-import type { Context as KoaContext } from 'koa'
+import type { Context as KoaContext } from '../koa'
 import type { ResolvedResource } from '../resource/resolve'
 import type { Filter, ResourceQuery } from '../query/model'
 import type { SubscriptionKind } from './subscriptions/resource-events'

@@ -2,7 +2,7 @@ import type { Application } from '@feathersjs/koa'
 import type { Response } from 'graphql-http'
 import { createHandler } from 'graphql-http/lib/use/koa'
 import type { IncomingMessage } from 'node:http'
-import type { Context, Next } from 'koa'
+import type { Context, Next } from '../koa'
 import type { ResolvedResource } from '../resource/resolve'
 import { createGraphqlContext, type GraphqlContext } from './context'
 import {

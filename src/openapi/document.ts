@@ -13,12 +13,7 @@ export interface OpenApiDocumentOptions {
  * The OpenAPI 3.1 description of the REST surface of `resources`, built from the same resolved resources,
  * query-string schemas and body schemas the routes validate with. No `servers`: clients resolve paths
  * against the URL they fetched the document from.
- *
- * Not built on koa-swagger-decorator (v2), although the design card names it: its registry is one
- * module-level zod-to-openapi registry per process (two apps, or two test servers, would share one document),
- * request parameters and validation must be zod objects (a second schema language beside TypeBox), routes are
- * declared by class decorators rather than generated, its document is OpenAPI 3.0 and its Swagger UI page
- * loads from a CDN. What it would add over this small builder is only the document assembly.
+ * Not built on koa-swagger-decorator, although the design card names it (the README's decisions say why).
  */
 export function openApiDocument(
   resources: ResolvedResource[],

@@ -1,4 +1,4 @@
-import { Type, type TNull, type TOptional, type TSchema, type TUnion } from '@sinclair/typebox'
+import type { FieldSchema } from './json-schema'
 
 /**
  * Field annotations live under a symbol so that the schema stays plain JSON schema:
@@ -11,7 +11,7 @@ export type FieldRole = 'id' | 'filterable' | 'plain'
 export interface FieldAnnotation {
   role: FieldRole
   /** The schema without the `| null` and optional wrapping added for nullable fields. */
-  base: TSchema
+  base: FieldSchema
   nullable: boolean
   filterRequired: boolean
   filterOnly: boolean
@@ -39,17 +39,30 @@ export interface FieldOptions {
   groupBy?: boolean
 }
 
-type Nullable<T extends TSchema> = TOptional<TUnion<[T, TNull]>>
+/**
+ * A nullable field's schema: its static type (TypeBox's `Static`, in any version) admits null. Whether the
+ * property may be absent is the object's business: wrap the field in your TypeBox's `Type.Optional` for a
+ * `?` in the static type; the plugin lets clients leave nullable fields out either way.
+ */
+export type Nullable<T extends FieldSchema> = { [K in keyof T]: K extends 'static' ? T[K] | null : T[K] }
 
-function annotate<T extends TSchema>(schema: T, annotation: Omit<FieldAnnotation, 'base'>): TSchema {
-  const base = schema
-  const typed = annotation.nullable ? Type.Optional(Type.Union([schema, Type.Null()])) : schema
+/** TypeBox's kind marker, the same registered symbol in every TypeBox version. */
+const TYPEBOX_KIND = Symbol.for('TypeBox.Kind')
+
+function annotate(schema: FieldSchema, annotation: Omit<FieldAnnotation, 'base'>): FieldSchema {
+  const typed: FieldSchema = annotation.nullable ? nullable(schema) : schema
   // A copy, so that one TypeBox schema can be annotated differently in two resources.
-  return Object.assign({}, typed, { [FIELD_ANNOTATION]: { ...annotation, base } })
+  return Object.assign({}, typed, { [FIELD_ANNOTATION]: { ...annotation, base: schema } })
+}
+
+function nullable(schema: FieldSchema): FieldSchema {
+  // `anyOf` with `null` written out as JSON Schema (and marked a union, as TypeBox would), rather than with
+  // the plugin's own TypeBox, so that the field's schema is the same whichever TypeBox built `schema`.
+  return { [TYPEBOX_KIND]: 'Union', anyOf: [schema, { type: 'null' }] } as FieldSchema
 }
 
 /** Marks the record identifier. In REST the type of `{id}` comes from this property. */
-export function IDField<T extends TSchema>(schema: T): T {
+export function IDField<T extends FieldSchema>(schema: T): T {
   return annotate(schema, {
     role: 'id',
     nullable: false,
@@ -61,12 +74,15 @@ export function IDField<T extends TSchema>(schema: T): T {
 }
 
 /** A field that can be filtered, sorted on and aggregated. */
-export function FilterableField<T extends TSchema>(
+export function FilterableField<T extends FieldSchema>(
   schema: T,
   options: FilterableFieldOptions & { nullable: true }
 ): Nullable<T>
-export function FilterableField<T extends TSchema>(schema: T, options?: FilterableFieldOptions): T
-export function FilterableField<T extends TSchema>(schema: T, options: FilterableFieldOptions = {}): TSchema {
+export function FilterableField<T extends FieldSchema>(schema: T, options?: FilterableFieldOptions): T
+export function FilterableField<T extends FieldSchema>(
+  schema: T,
+  options: FilterableFieldOptions = {}
+): FieldSchema {
   return annotate(schema, {
     role: 'filterable',
     nullable: options.nullable === true,
@@ -78,9 +94,12 @@ export function FilterableField<T extends TSchema>(schema: T, options: Filterabl
 }
 
 /** A field that is returned but neither filterable nor aggregatable. */
-export function Field<T extends TSchema>(schema: T, options: FieldOptions & { nullable: true }): Nullable<T>
-export function Field<T extends TSchema>(schema: T, options?: FieldOptions): T
-export function Field<T extends TSchema>(schema: T, options: FieldOptions = {}): TSchema {
+export function Field<T extends FieldSchema>(
+  schema: T,
+  options: FieldOptions & { nullable: true }
+): Nullable<T>
+export function Field<T extends FieldSchema>(schema: T, options?: FieldOptions): T
+export function Field<T extends FieldSchema>(schema: T, options: FieldOptions = {}): FieldSchema {
   return annotate(schema, {
     role: 'plain',
     nullable: options.nullable === true,
@@ -91,6 +110,6 @@ export function Field<T extends TSchema>(schema: T, options: FieldOptions = {}):
   })
 }
 
-export function readAnnotation(schema: TSchema): FieldAnnotation | undefined {
+export function readAnnotation(schema: FieldSchema): FieldAnnotation | undefined {
   return (schema as unknown as Record<symbol, FieldAnnotation | undefined>)[FIELD_ANNOTATION]
 }

@@ -1,5 +1,5 @@
 import type { HookContext } from '@feathersjs/feathers'
-import type { TObject } from '@sinclair/typebox'
+import type { ObjectSchema } from './json-schema'
 import type { Filter, SortField } from '../query/model'
 
 // Guards are ordinary Feathers hook functions; `any` keeps them assignable from any application type.
@@ -50,7 +50,7 @@ export interface ReadOptions {
 export interface CreateOptions {
   disabled?: boolean
   /** Replaces the generated create body schema. */
-  schema?: TObject
+  schema?: ObjectSchema
   guards?: Guard[]
   description?: string
 }
@@ -64,7 +64,7 @@ export interface UpdateOptions {
    */
   replace?: boolean
   /** Replaces the generated (partial) update body schema. */
-  schema?: TObject
+  schema?: ObjectSchema
   one?: EndpointOptions
 }
 
@@ -123,7 +123,7 @@ export type Authorize = (context: HookContext<any, any>) => Filter | undefined |
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ComputedField = (record: any) => unknown
 
-export interface ResourceDefinition<S extends TObject = TObject> {
+export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
   /** GraphQL object name, e.g. `TodoItem`. */
   name: string
   schema: S
@@ -164,6 +164,8 @@ export interface ResourceDefinition<S extends TObject = TObject> {
 }
 
 /** Identity helper that keeps the schema type for inference. */
-export function defineResource<S extends TObject>(definition: ResourceDefinition<S>): ResourceDefinition<S> {
+export function defineResource<S extends ObjectSchema>(
+  definition: ResourceDefinition<S>
+): ResourceDefinition<S> {
   return definition
 }

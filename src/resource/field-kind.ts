@@ -1,10 +1,10 @@
-import type { TSchema } from '@sinclair/typebox'
+import type { FieldSchema } from './json-schema'
 
 /** How a field is stored, compared and serialized. */
 export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'date'
 
-/** Derives the kind from the TypeBox schema; `undefined` when the plugin cannot store the type. */
-export function fieldKindOf(schema: TSchema): FieldKind | undefined {
+/** The kind, from the schema's JSON Schema keywords; `undefined` when the plugin cannot store the type. */
+export function fieldKindOf(schema: FieldSchema): FieldKind | undefined {
   switch (schema.type) {
     case 'boolean':
       return 'boolean'

@@ -1,5 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../errors'
+import type { ObjectSchema } from './json-schema'
 import type { ResolvedField, ResolvedResource } from './resolve'
 
 /**
@@ -15,7 +16,7 @@ export function propertySchema(field: ResolvedField): TSchema {
   return field.nullable ? Type.Union([field.schema, Type.Null()]) : field.schema
 }
 
-function checkCustomSchema(resource: ResolvedResource, schema: TObject, option: string) {
+function checkCustomSchema(resource: ResolvedResource, schema: ObjectSchema, option: string): TObject {
   for (const name of Object.keys(schema.properties)) {
     const field = resource.fieldMap.get(name)
     if (!field || field.computed) {
@@ -24,7 +25,9 @@ function checkCustomSchema(resource: ResolvedResource, schema: TObject, option: 
   }
   // A custom input schema says what clients may write: properties it does not declare are refused unless
   // it opens itself with `additionalProperties: true`.
-  return schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema
+  const checked =
+    schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema
+  return checked as TObject
 }
 
 /** The create body schema: the configured one, or every writable field (required unless nullable or defaulted). */

@@ -1,4 +1,4 @@
-import type { TObject, TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../errors'
 import { readAnnotation, type FieldRole } from './annotations'
 import type {
@@ -118,7 +118,7 @@ export function pageSizes(resource: ResolvedResource, surfaceDefault: number): P
 }
 
 function resolveFields(definition: ResourceDefinition): ResolvedField[] {
-  const schema: TObject = definition.schema
+  const schema = definition.schema
   const required = new Set(schema.required ?? [])
   const computed = definition.computed ?? {}
 
@@ -144,7 +144,8 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
       column: name,
       kind,
       role: annotation.role,
-      schema: annotation.base,
+      // Whichever TypeBox built it, the plugin's TypeBox composes it with others by its JSON Schema keywords.
+      schema: annotation.base as TSchema,
       description: annotation.base.description,
       nullable: annotation.nullable || !required.has(name),
       filterable: annotation.role !== 'plain',

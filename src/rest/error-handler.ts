@@ -1,5 +1,5 @@
 import { FeathersError, GeneralError, convert } from '@feathersjs/errors'
-import type { Context, Next } from 'koa'
+import type { Context, Next } from '../koa'
 import { undecodableBody, UnsupportedMediaType } from './request-body'
 import { graphqlCodeOf } from '../graphql/errors'
 import type { FeathersQueryState } from '../declarations'

@@ -1,4 +1,4 @@
-import type { Context } from 'koa'
+import type { Context } from '../koa'
 import type { ResourceParams } from '../service/resource-service'
 import type { ResourceQuery } from '../query/model'
 

@@ -1,5 +1,5 @@
 import { BadRequest, FeathersError } from '@feathersjs/errors'
-import type { Context } from 'koa'
+import type { Context } from '../koa'
 import { badInput } from '../errors'
 
 /** 415: the body is not JSON, so nothing in it can be trusted to mean what the client intended. */

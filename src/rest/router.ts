@@ -1,7 +1,7 @@
 import Router from '@koa/router'
 import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
-import type { Context, Next } from 'koa'
+import type { Context, Next } from '../koa'
 import { badInput, ConfigurationError } from '../errors'
 import { recordSerializer } from '../resource/codec'
 import type { ResolvedResource } from '../resource/resolve'

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import type { Dialect } from '../query/dialect'
+import { allPrepared, preparesStatements } from './statement-cache'
 
 const MARKER = '\u0000feathers-query:slot:'
 const MARKER_END = '\u0000'
@@ -78,16 +79,18 @@ export class CompiledStatement {
     return new CompiledStatement(compiled, slots, dialect)
   }
 
-  /** The statement with `values` bound, on `knex` (the pool or the caller's transaction). */
-  query(knex: Knex, values: readonly unknown[]): Knex.Raw {
+  /**
+   * The statement's rows with `values` bound, on `knex` (the pool or the caller's transaction); with
+   * `preparedBytes`, on better-sqlite3, on a statement the connection prepared before (keeping that much
+   * SQL text).
+   */
+  async rows(knex: Knex, values: readonly unknown[], preparedBytes: number | undefined) {
     const bindings = this.bindings.slice()
     const slots = this.slots
     for (let at = 0; at < slots.length; at += 2) bindings[slots[at]] = values[slots[at + 1]]
-    return knex.raw(this.sql, bindings as Knex.RawBinding[])
-  }
-
-  rows(result: unknown) {
-    return this.dialect.rawRows(result)
+    if (preparedBytes !== undefined && preparesStatements(knex)) {
+      return allPrepared(knex, this.sql, bindings, preparedBytes)
+    }
+    return this.dialect.rawRows(await knex.raw(this.sql, bindings as Knex.RawBinding[]))
   }
 }
-

@@ -30,6 +30,7 @@ import type {
 } from '../query/model'
 import { andFilters } from '../query/filters'
 import { runQuery } from './database-errors'
+import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { fullProjection, projection, type Projection } from './projection'
@@ -73,6 +74,8 @@ export interface ResourceServiceOptions {
   registered: () => unknown
   /** What one filter may hold, and the statements kept per shape (QueryLimits has the defaults). */
   limits?: QueryLimits
+  /** On better-sqlite3, run compiled reads on statements prepared once per connection (default true). */
+  reuseStatements?: boolean
 }
 
 
@@ -99,6 +102,7 @@ export class ResourceService {
     const sizes = pageSizes(resource, REST_DEFAULT_RESULT_SIZE)
     this.paginate = { default: sizes.default, max: sizes.max }
     this.limits = resolveQueryLimits(options.limits)
+    this.preparedBytes = options.reuseStatements === false ? undefined : this.limits.preparedStatementBytes
     this.statements = new BoundedCache(
       STATEMENT_SHAPES,
       this.limits.compiledStatementBytes,
@@ -121,6 +125,8 @@ export class ResourceService {
   private readonly statements: BoundedCache<CompiledStatement | null>
   private readonly idColumn: string
   private readonly limits: Readonly<Required<QueryLimits>>
+  /** The SQL text kept prepared per connection, or undefined when compiled reads go through knex. */
+  private readonly preparedBytes: number | undefined
 
   /** The caller's transaction, the one the hook chain runs in, or the pool. */
   private knex(params: ResourceParams): Knex {
@@ -185,7 +191,7 @@ export class ResourceService {
       return CompiledStatement.of(compiled, values.length, integersFrom, this.target.dialect) ?? null
     })
     if (!statement) return runQuery(build(values))
-    return statement.rows(await runQuery(statement.query(this.knex(params), values)))
+    return runQuery(statement.rows(this.knex(params), values, this.preparedBytes))
   }
 
   private decoder(fields: Projection) {
@@ -461,7 +467,7 @@ export class ResourceService {
   private async inTransaction<T>(params: ResourceParams, work: (params: ResourceParams) => Promise<T>) {
     const open = this.knex(params)
     if (open !== this.Model) return work({ ...params, transaction: { trx: open as Knex.Transaction } })
-    return runQuery(this.Model.transaction((trx) => work({ ...params, transaction: { trx } })))
+    return runQuery(writeTransaction(this.Model, (trx) => work({ ...params, transaction: { trx } })))
   }
 
   /** Whether `method` may change several records (`multi`, per resource, as in Feathers' adapters). */

@@ -1,45 +1,37 @@
 import type { Knex } from 'knex'
 
-/** The parts of knex's better-sqlite3 client that the plugin adjusts. */
+/** What the plugin does on SQLite through better-sqlite3, whose statements run on the event loop. */
+export interface SqliteOptions {
+  /**
+   * How long a write waits for another process's write lock before it is a 503, in milliseconds (default
+   * 5000, better-sqlite3's own). The wait leaves the event loop to other requests.
+   */
+  busyTimeout?: number
+  /**
+   * Run the plugin's compiled reads (pages, gets, counts) on statements each connection prepared once and
+   * keeps, within `limits.preparedStatementBytes` (default true). Only the plugin's own statements are kept;
+   * `false` sends them through knex, which prepares every statement anew.
+   */
+  reuseStatements?: boolean
+}
+
+/** The parts of knex's better-sqlite3 client (or a transaction's client) that the plugin uses itself. */
 export interface BetterSqliteClient {
   driverName: 'better-sqlite3'
+  /** The pool's next free connection, or a transaction's own connection. */
   acquireConnection(): Promise<unknown>
-  transaction(container: unknown, config?: unknown, outerTransaction?: unknown): unknown
+  releaseConnection(connection: unknown): Promise<unknown>
+  /** How knex hands values to better-sqlite3 (dates as epoch milliseconds, booleans as 0 and 1). */
+  _formatBindings(bindings: readonly unknown[]): unknown[]
+  /** The application's `postProcessResponse` knex option, applied to every result. */
+  postProcessResponse(response: unknown, queryContext: unknown): unknown
+  emit(event: 'query', query: object): boolean
+  /** What `knex.transaction(work, config)` creates: a knex Transaction, which begins on a later tick. */
+  transaction(work: (trx: Knex.Transaction) => unknown, config: object): Knex.Transaction
 }
 
 /** `db`'s client when it is better-sqlite3, whose statements run on the event loop; otherwise undefined. */
 export function betterSqliteClient(db: Knex): BetterSqliteClient | undefined {
   const client = db.client as Partial<BetterSqliteClient>
   return client.driverName === 'better-sqlite3' ? (client as BetterSqliteClient) : undefined
-}
-
-type Setup = (connection: never) => void
-
-const setupsOf = new WeakMap<object, Set<Setup>>()
-const appliedTo = new WeakMap<object, Set<Setup>>()
-
-/**
- * Runs `setup` once on every connection the client hands out (to queries and transactions alike), before
- * its first use by the plugin; also on connections made before (by migrations).
- */
-export function setUpEachConnection<C>(client: BetterSqliteClient, setup: (connection: C) => void) {
-  let setups = setupsOf.get(client)
-  if (!setups) {
-    const all = new Set<Setup>()
-    setups = all
-    setupsOf.set(client, all)
-    const acquire = client.acquireConnection.bind(client)
-    client.acquireConnection = async () => {
-      const connection = (await acquire()) as object
-      let applied = appliedTo.get(connection)
-      if (!applied) appliedTo.set(connection, (applied = new Set()))
-      for (const each of all) {
-        if (applied.has(each)) continue
-        each(connection as never)
-        applied.add(each)
-      }
-      return connection
-    }
-  }
-  setups.add(setup as Setup)
 }

@@ -1,67 +1,81 @@
 import type { Knex } from 'knex'
-import { betterSqliteClient, setUpEachConnection } from './sqlite-client'
+import { betterSqliteClient, type BetterSqliteClient } from './sqlite-client'
 
+/** A better-sqlite3 connection, as far as the plugin's own reads use it. */
 interface PreparingConnection {
-  prepare(sql: string): unknown
+  prepare(sql: string): PreparedStatement
+  __knexUid?: string
+  __knexTxId?: string
+}
+
+interface PreparedStatement {
+  all(bindings: unknown[]): unknown[]
 }
 
 /** Statements kept per connection, within the byte budget of their SQL text. */
 const STATEMENTS_PER_CONNECTION = 500
 
-const caching = new WeakSet<object>()
-
-interface Statement {
-  safeIntegers(toggle?: boolean): unknown
-}
-
-/** Transaction control: knex names each nested transaction's savepoint anew, so these texts never repeat. */
-const NOT_KEPT = /^\s*(savepoint|release|rollback|begin|commit)\b/i
-
 /**
- * Makes a better-sqlite3 connection hand back the statement it prepared before for the same SQL text. Knex
- * prepares every statement again, which costs about as much as running a small query; SQLite re-prepares a
- * kept statement by itself when the schema changes. The least recently prepared text is dropped first, once
+ * The statements one connection prepared for the plugin. The least recently used text is dropped first, once
  * 500 are kept or their SQL text would pass `maxBytes` (SQLite's own memory for a statement is 20 to 60
- * times its text); a longer text is not kept. A statement a query changes (`safeIntegers`, which knex sets
- * only when a query asks) is not handed out again.
+ * times its text); a longer text is not kept. SQLite re-prepares a kept statement by itself when the
+ * schema changes.
  */
-export function reusePreparedStatements(connection: PreparingConnection, maxBytes: number) {
-  if (caching.has(connection)) return
-  caching.add(connection)
-  const prepare = connection.prepare.bind(connection)
-  const statements = new Map<string, Statement>()
-  let bytes = 0
-  const drop = (sql: string) => {
-    if (statements.delete(sql)) bytes -= sql.length
-  }
-  connection.prepare = (sql: string) => {
-    let statement = statements.get(sql)
+class PreparedStatements {
+  private readonly statements = new Map<string, PreparedStatement>()
+  private bytes = 0
+
+  constructor(private readonly connection: PreparingConnection) {}
+
+  get(sql: string, maxBytes: number) {
+    let statement = this.statements.get(sql)
     if (statement) {
       // Map order is insertion order: moving a hit to the end keeps the oldest entry the least recently used.
-      statements.delete(sql)
+      this.statements.delete(sql)
     } else {
-      statement = prepare(sql) as Statement
-      if (NOT_KEPT.test(sql) || sql.length > maxBytes) return statement
-      const toggle = statement.safeIntegers.bind(statement)
-      statement.safeIntegers = (value?: boolean) => {
-        drop(sql)
-        return toggle(value)
+      statement = this.connection.prepare(sql)
+      if (sql.length > maxBytes) return statement
+      while (this.statements.size >= STATEMENTS_PER_CONNECTION || this.bytes + sql.length > maxBytes) {
+        const oldest = this.statements.keys().next().value!
+        this.statements.delete(oldest)
+        this.bytes -= oldest.length
       }
-      while (statements.size >= STATEMENTS_PER_CONNECTION || bytes + sql.length > maxBytes) {
-        drop(statements.keys().next().value!)
-      }
-      bytes += sql.length
+      this.bytes += sql.length
     }
-    statements.set(sql, statement)
+    this.statements.set(sql, statement)
     return statement
   }
 }
 
+const preparedBy = new WeakMap<object, PreparedStatements>()
+
 /**
- * On better-sqlite3, every connection the knex instance hands out (to queries and transactions alike)
- * reuses its prepared statements. Other drivers are left as they are: mysql2 sends knex's queries as text.
+ * Whether the plugin runs its compiled reads on `db` itself, on statements it prepared before: knex
+ * prepares every statement again, which on better-sqlite3 costs about as much as running a small query.
+ * Other drivers get them through knex: mysql2 sends knex's queries as text.
  */
-export function reuseStatementsOf(db: Knex, maxBytes: number) {
-  const client = betterSqliteClient(db)
-  if (client) setUpEachConnection<PreparingConnection>(client, (connection) => reusePreparedStatements(connection, maxBytes))
+export function preparesStatements(db: Knex) {
+  return betterSqliteClient(db) !== undefined
+}
+
+/**
+ * The rows of one of the plugin's compiled reads (`sql`, its `bindings`) on `knex`, the pool or the call's
+ * transaction, on the connection's statement for that text. Only the plugin's statements are kept: the
+ * knex instance and its connections stay as the application made them. As knex would, it binds the values
+ * the way knex's better-sqlite3 client does, applies the `postProcessResponse` option and reports the
+ * statement to `knex.on('query')` listeners.
+ */
+export async function allPrepared(knex: Knex, sql: string, bindings: unknown[], maxBytes: number) {
+  const client = knex.client as BetterSqliteClient
+  const connection = (await client.acquireConnection()) as PreparingConnection
+  try {
+    const { __knexUid, __knexTxId } = connection
+    client.emit('query', { __knexUid, __knexTxId, method: 'raw', sql, bindings })
+    let prepared = preparedBy.get(connection)
+    if (!prepared) preparedBy.set(connection, (prepared = new PreparedStatements(connection)))
+    const rows = prepared.get(sql, maxBytes).all(client._formatBindings(bindings))
+    return client.postProcessResponse(rows, undefined) as Array<Record<string, unknown>>
+  } finally {
+    await client.releaseConnection(connection)
+  }
 }

@@ -2,6 +2,7 @@ import type { HookContext, NextFunction } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { databaseError, isDriverError } from './database-errors'
+import { writeTransaction } from './sqlite-locks'
 
 interface Ambient {
   knex: Knex
@@ -30,7 +31,7 @@ export async function inAmbientTransaction<T>(knex: Knex, work: (trx: Knex.Trans
   let workFailure: { error: unknown } | undefined
   let result: T | undefined
   await runTransaction(
-    knex.transaction((trx) =>
+    writeTransaction(knex, (trx) =>
       ambient.run({ knex, trx }, async () => {
         result = await work(trx).catch((error: unknown) => {
           workFailure = { error }

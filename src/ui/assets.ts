@@ -1,13 +1,44 @@
-import { createReadStream } from 'node:fs'
+import { createReadStream, existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { Context, Next } from 'koa'
+import type { Context, Next } from '../koa'
+import { ConfigurationError } from '../errors'
 
 /** A file of an installed npm package, or a text generated at start-up. */
 export type Asset = { file: string } | { text: string }
 
-/** The absolute path of a file inside an installed package, found the way `require` finds the package. */
-export function packageFile(packageName: string, file: string) {
-  return join(dirname(require.resolve(`${packageName}/package.json`)), file)
+/**
+ * A function giving the absolute path of a file inside one of `packages`, found the way `require` finds the
+ * package. Each comes with the versions the page works with; the plugin does not install them (graphiql and
+ * swagger-ui-dist are optional peer dependencies; React is graphiql's), an application that mounts the page
+ * does. Checked at start-up, so that a page whose packages are missing, or of a version without the file
+ * (React 19 has no UMD build), stops start-up with the command that installs them.
+ */
+export function pageFiles<P extends string>(page: string, packages: Record<P, string>) {
+  const install = `npm install ${Object.entries<string>(packages)
+    .map(([name, range]) => `${name}@${range}`)
+    .join(' ')}`
+  const directories = new Map<string, string>()
+  const missing: string[] = []
+  for (const name of Object.keys(packages)) {
+    try {
+      directories.set(name, dirname(require.resolve(`${name}/package.json`)))
+    } catch {
+      missing.push(name)
+    }
+  }
+  if (missing.length > 0) {
+    throw new ConfigurationError(`The ${page} page needs ${missing.join(', ')}, not installed: ${install}`)
+  }
+  return (name: P, file: string) => {
+    const path = join(directories.get(name)!, file)
+    if (!existsSync(path)) {
+      const { version } = require(`${name}/package.json`) as { version: string }
+      throw new ConfigurationError(
+        `The ${page} page needs ${name}@${packages[name]}; version ${version} has no ${file}: ${install}`
+      )
+    }
+    return path
+  }
 }
 
 /**

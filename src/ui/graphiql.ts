@@ -1,4 +1,4 @@
-import { assetMiddleware, packageFile, pageHtml, sameOriginPolicy } from './assets'
+import { assetMiddleware, pageFiles, pageHtml, sameOriginPolicy } from './assets'
 
 export interface GraphiqlOptions {
   /** Where the page is served (default `/graphiql`). */
@@ -16,6 +16,7 @@ export interface GraphiqlOptions {
  * ReactDOM as globals, which React 18 still ships as production UMD builds (React 19 does not).
  */
 export function graphiql(options: GraphiqlOptions = {}) {
+  const file = pageFiles('GraphiQL', { graphiql: '^4', react: '^18', 'react-dom': '^18', 'graphql-ws': '^6' })
   const endpoint = options.endpoint ?? '/graphql'
   const settings = JSON.stringify({ defaultQuery: options.defaultQuery })
   // Subscriptions go over graphql-ws (its UMD bundle, global `graphqlWs`) at the same path, ws: or wss:.
@@ -42,11 +43,11 @@ ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElem
     {
       'index.html': { text: page },
       'graphiql-init.js': { text: init },
-      'graphiql.min.css': { file: packageFile('graphiql', 'graphiql.min.css') },
-      'graphiql.min.js': { file: packageFile('graphiql', 'graphiql.min.js') },
-      'graphql-ws.min.js': { file: packageFile('graphql-ws', 'umd/graphql-ws.min.js') },
-      'react.production.min.js': { file: packageFile('react', 'umd/react.production.min.js') },
-      'react-dom.production.min.js': { file: packageFile('react-dom', 'umd/react-dom.production.min.js') }
+      'graphiql.min.css': { file: file('graphiql', 'graphiql.min.css') },
+      'graphiql.min.js': { file: file('graphiql', 'graphiql.min.js') },
+      'graphql-ws.min.js': { file: file('graphql-ws', 'umd/graphql-ws.min.js') },
+      'react.production.min.js': { file: file('react', 'umd/react.production.min.js') },
+      'react-dom.production.min.js': { file: file('react-dom', 'umd/react-dom.production.min.js') }
     },
     sameOriginPolicy([endpoint])
   )

@@ -1,4 +1,4 @@
-import { assetMiddleware, packageFile, pageHtml, sameOriginPolicy } from './assets'
+import { assetMiddleware, pageFiles, pageHtml, sameOriginPolicy } from './assets'
 
 export interface SwaggerUiOptions {
   /** Where the page is served (default `/docs`). */
@@ -15,6 +15,7 @@ export interface SwaggerUiOptions {
  * its online validator.
  */
 export function swaggerUi(options: SwaggerUiOptions = {}) {
+  const file = pageFiles('Swagger UI', { 'swagger-ui-dist': '^5' })
   const url = options.url ?? '/openapi.json'
   const init = `window.ui = SwaggerUIBundle(${JSON.stringify({
     url,
@@ -33,8 +34,8 @@ export function swaggerUi(options: SwaggerUiOptions = {}) {
     {
       'index.html': { text: page },
       'swagger-initializer.js': { text: init },
-      'swagger-ui.css': { file: packageFile('swagger-ui-dist', 'swagger-ui.css') },
-      'swagger-ui-bundle.js': { file: packageFile('swagger-ui-dist', 'swagger-ui-bundle.js') }
+      'swagger-ui.css': { file: file('swagger-ui-dist', 'swagger-ui.css') },
+      'swagger-ui-bundle.js': { file: file('swagger-ui-dist', 'swagger-ui-bundle.js') }
     },
     sameOriginPolicy([url])
   )

@@ -1,5 +1,7 @@
 import { Ajv, addFormats } from '@feathersjs/schema'
-import type { ErrorObject } from 'ajv'
+
+/** Ajv's error type, as the Ajv @feathersjs/schema brings reports it (the plugin does not install Ajv). */
+type ErrorObject = NonNullable<ReturnType<Ajv['compile']>['errors']>[number]
 import type { TSchema } from '@sinclair/typebox'
 import { badInput, type FieldError } from '../errors'
 import { parseIsoDate } from '../resource/iso-date'
