@@ -102,75 +102,87 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
   const format = (errors: readonly GraphQLError[]) =>
     errors.map((error) => options.formatError(error).toJSON())
 
-  const wss = new WebSocketServer({ noServer: true })
-  const server = useServer<Record<string, unknown> | undefined, Extra & Record<PropertyKey, unknown>>(
-    {
-      schema: options.schema,
-      async onConnect(context) {
-        try {
-          connections.set(context, await connectionParamsOf(app, context))
-          return true
-        } catch {
-          return false
-        }
-      },
-      onSubscribe(context, _id, payload) {
-        if (Object.keys(context.subscriptions).length > options.limits.maxSubscriptions) {
-          return [
-            new GraphQLError(
-              `A connection runs at most ${options.limits.maxSubscriptions} operations at once.`,
-              {
-                extensions: {
-                  code: 'TOO_MANY_SUBSCRIPTIONS',
-                  maxSubscriptions: options.limits.maxSubscriptions
+  /** One WebSocket server per `setup`: an application may listen, tear down and listen again. */
+  const start = () => {
+    const wss = new WebSocketServer({ noServer: true })
+    const server = useServer<Record<string, unknown> | undefined, Extra & Record<PropertyKey, unknown>>(
+      {
+        schema: options.schema,
+        async onConnect(context) {
+          try {
+            connections.set(context, await connectionParamsOf(app, context))
+            return true
+          } catch {
+            return false
+          }
+        },
+        onSubscribe(context, _id, payload) {
+          if (Object.keys(context.subscriptions).length > options.limits.maxSubscriptions) {
+            return [
+              new GraphQLError(
+                `A connection runs at most ${options.limits.maxSubscriptions} operations at once.`,
+                {
+                  extensions: {
+                    code: 'TOO_MANY_SUBSCRIPTIONS',
+                    maxSubscriptions: options.limits.maxSubscriptions
+                  }
                 }
-              }
-            )
-          ]
-        }
-        let document: DocumentNode
-        try {
-          checkDocumentSize(payload.query, options.limits.maxDocumentBytes)
-          document = options.parse(payload.query)
-        } catch (error) {
-          if (error instanceof GraphQLError) return [options.formatError(error)]
-          throw error
-        }
-        const errors = options.validate(options.schema, document, options.rules)
-        if (errors.length) return errors.map(options.formatError)
-        const params = connections.get(context) ?? {}
-        const contextValue = {
-          ...graphqlContextOf(app, params, options.limits.maxConcurrentStatements),
-          events: eventsOf(params, context.extra.socket)
-        }
-        return {
-          schema: options.schema,
-          document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue
-        }
+              )
+            ]
+          }
+          let document: DocumentNode
+          try {
+            checkDocumentSize(payload.query, options.limits.maxDocumentBytes)
+            document = options.parse(payload.query)
+          } catch (error) {
+            if (error instanceof GraphQLError) return [options.formatError(error)]
+            throw error
+          }
+          const errors = options.validate(options.schema, document, options.rules)
+          if (errors.length) return errors.map(options.formatError)
+          const params = connections.get(context) ?? {}
+          const contextValue = {
+            ...graphqlContextOf(app, params, options.limits.maxConcurrentStatements),
+            events: eventsOf(params, context.extra.socket)
+          }
+          return {
+            schema: options.schema,
+            document,
+            operationName: payload.operationName,
+            variableValues: payload.variables,
+            contextValue
+          }
+        },
+        onNext: (_context, _id, _payload, _args, result) =>
+          result.errors ? { ...result, errors: format(result.errors) } : undefined,
+        onError: (_context, _id, _payload, errors) => format(errors)
       },
-      onNext: (_context, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: format(result.errors) } : undefined,
-      onError: (_context, _id, _payload, errors) => format(errors)
-    },
-    wss
-  )
+      wss
+    )
 
-  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (new URL(request.url ?? '/', 'http://localhost').pathname !== options.path) return
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
+    const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (new URL(request.url ?? '/', 'http://localhost').pathname !== options.path) return
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
+    }
+    return { server, upgrade }
   }
+
+  let running: (ReturnType<typeof start> & { httpServer?: Server }) | undefined
   const { setup, teardown } = app
   Object.assign(app, {
     async setup(this: Application, httpServer?: Server, ...rest: unknown[]) {
-      httpServer?.on?.('upgrade', upgrade)
+      running = { ...start(), httpServer }
+      httpServer?.on?.('upgrade', running.upgrade)
       return (setup as (...args: unknown[]) => Promise<unknown>).call(this, httpServer, ...rest)
     },
     async teardown(this: Application, httpServer?: Server, ...rest: unknown[]) {
-      await server.dispose()
-      wss.close()
+      const stopping = running
+      running = undefined
+      if (stopping) {
+        stopping.httpServer?.off?.('upgrade', stopping.upgrade)
+        // Closes every connection, then the WebSocket server.
+        await stopping.server.dispose()
+      }
       return (teardown as (...args: unknown[]) => Promise<unknown>).call(this, httpServer, ...rest)
     }
   })
