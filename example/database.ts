@@ -56,8 +56,9 @@ export function knexConfig(url: string): Knex.Config {
     }
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const parsed = new URL(url)
-    if (!parsed.pathname.replace(/^\//, '')) throw new ConfigurationError(`DATABASE_URL ${redact(url)} names no database`)
+    if (!new URL(url).pathname.replace(/^\//, '')) {
+      throw new ConfigurationError(`DATABASE_URL ${redact(url)} names no database`)
+    }
     return {
       client: 'pg',
       // pg reads the URL itself (user, password, host, port, database, ssl parameters).

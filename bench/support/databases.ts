@@ -61,7 +61,9 @@ async function postgresBenchDatabase(): Promise<BenchDatabase> {
   const database = `fq_bench_${process.pid}`
   const admin = knex({ client: 'pg', connection: process.env.PG_URL!, pool: { min: 0, max: 1 } })
   await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [database])
-  await admin.raw("CREATE DATABASE ?? TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", [database])
+  await admin.raw("CREATE DATABASE ?? TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", [
+    database
+  ])
   const url = new URL(process.env.PG_URL!)
   url.pathname = `/${database}`
   const db = knex(knexConfig(url.toString()))

@@ -189,11 +189,10 @@ function postgres(knex: Knex): Dialect {
       ]),
     // AVG accumulates squares too, which overflow long before the sum: the scaled sum over the count instead.
     average: (column) =>
-      knex.raw(`CASE WHEN ABS(${SCALED_SUM}) <= ${SCALED_LIMIT} THEN ${SCALED_SUM} / COUNT(??) * ${SCALE} END`, [
-        column,
-        column,
-        column
-      ]),
+      knex.raw(
+        `CASE WHEN ABS(${SCALED_SUM}) <= ${SCALED_LIMIT} THEN ${SCALED_SUM} / COUNT(??) * ${SCALE} END`,
+        [column, column, column]
+      ),
     overflowed: (column) => knex.raw(`ABS(${SCALED_SUM}) > ${SCALED_LIMIT}`, [column]),
     rawRows: (result) => (result as { rows: Rows }).rows
   }

@@ -32,10 +32,11 @@ const UNAVAILABLE_CODES = new Set([
 
 /**
  * What the pg driver throws, without a code, when its connection is gone or never came: the server closed
- * it, a connect or read timeout, a query on a connection that already failed.
+ * it, a connect or read timeout, a query on a connection that already failed. Knex puts the statement and
+ * ` - ` in front of a failed query's message.
  */
 const PG_CONNECTION_LOST =
-  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout expired|Query read timeout)/
+  /(^| - )(Connection terminated|Client has encountered a connection error|Client was closed|timeout expired|Query read timeout)/
 
 /** Concurrent transactions that could not both go through: the client may retry. */
 const CONCURRENCY_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40001', '40P01'])

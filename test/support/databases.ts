@@ -63,7 +63,9 @@ async function createPostgresDatabase(): Promise<TestDatabase> {
   const database = freshName()
   const admin = () => knex({ client: 'pg', connection: server, pool: { min: 0, max: 1 } })
   const creator = admin()
-  await creator.raw("CREATE DATABASE ?? TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", [database])
+  await creator.raw("CREATE DATABASE ?? TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", [
+    database
+  ])
   await creator.destroy()
   const url = new URL(server)
   url.pathname = `/${database}`

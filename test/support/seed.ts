@@ -52,9 +52,9 @@ export async function clearTables(db: Knex) {
 export async function advanceIdSequences(db: Knex, tables: string[]) {
   if ((db.client as { dialect?: string }).dialect !== 'postgresql') return
   for (const table of tables) {
-    await db.raw(`SELECT setval(pg_get_serial_sequence(?, 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ??), false)`, [
-      table,
-      table
-    ])
+    await db.raw(
+      `SELECT setval(pg_get_serial_sequence(?, 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ??), false)`,
+      [table, table]
+    )
   }
 }
