@@ -1,35 +1,14 @@
 import assert from 'node:assert/strict'
-import { feathers } from '@feathersjs/feathers'
-import socketioClient from '@feathersjs/socketio-client'
 import knex from 'knex'
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { io, type Socket } from 'socket.io-client'
-import { startScript } from '../bench/support/processes'
 import { knexConfig } from '../example/database'
 import { migrateLatest } from '../example/migrations'
 import { createTestDatabase, databaseNames, type DatabaseName } from './support/databases'
-import { httpClient, type Http } from './support/http'
+import { eventually, freshSyncKey, reachable, REDIS, startInstance, type Instance } from './support/instances'
 
-const REDIS = { host: '127.0.0.1', port: 6379 }
 const INSTANCES = 3
-
-function reachable({ host, port }: typeof REDIS) {
-  return new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, host, () => {
-      socket.end()
-      resolve(true)
-    })
-    socket.on('error', () => resolve(false))
-    socket.setTimeout(1000, () => {
-      socket.destroy()
-      resolve(false)
-    })
-  })
-}
 
 /** One database for all instances: SQLite as a file (WAL lets processes share it), the others fresh. */
 async function sharedDatabase(name: DatabaseName) {
@@ -39,61 +18,6 @@ async function sharedDatabase(name: DatabaseName) {
     url: `sqlite:${join(dir, 'shared.sqlite')}`,
     drop: async () => rmSync(dir, { recursive: true, force: true })
   }
-}
-
-interface ServiceEvent {
-  event: string
-  data: Record<string, unknown>
-  at: number
-}
-
-interface Instance {
-  http: Http
-  socket: Socket
-  /** The todo-items events this instance's socket.io client received. */
-  events: ServiceEvent[]
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  client: ReturnType<typeof feathers<Record<string, any>>>
-  stop(): void
-}
-
-async function startInstance(databaseUrl: string, syncKey: string): Promise<Instance> {
-  const env = {
-    DATABASE_URL: databaseUrl,
-    SYNC_URL: `redis://${REDIS.host}:${REDIS.port}`,
-    SYNC_KEY: syncKey
-  }
-  const server = startScript('support/example-server.ts', env)
-  const port = Number((await server.ready).payload)
-  const baseUrl = `http://127.0.0.1:${port}`
-  const socket = io(baseUrl, { transports: ['websocket'], forceNew: true, reconnection: false })
-  await new Promise<void>((resolve, reject) =>
-    socket.once('connect', () => resolve()).once('connect_error', reject)
-  )
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const client = feathers<Record<string, any>>().configure(socketioClient(socket))
-  const events: ServiceEvent[] = []
-  for (const event of ['created', 'patched', 'updated', 'removed']) {
-    client
-      .service('todo-items')
-      .on(event, (data: Record<string, unknown>) => events.push({ event, data, at: Date.now() }))
-  }
-  return {
-    http: httpClient(baseUrl),
-    socket,
-    events,
-    client,
-    stop() {
-      socket.close()
-      server.child.kill()
-    }
-  }
-}
-
-/** Waits until `done()` holds, checking every 20 ms, for at most `ms`. */
-async function eventually(done: () => boolean, ms = 5000) {
-  const until = Date.now() + ms
-  while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
 }
 
 /**
@@ -117,8 +41,7 @@ for (const name of databaseNames) {
       const db = knex(knexConfig(database.url))
       await migrateLatest(db)
       await db.destroy()
-      // A channel of this run's own, so that other runs on the same Redis are not heard.
-      const syncKey = `fq-test-${process.pid}-${randomBytes(4).toString('hex')}`
+      const syncKey = freshSyncKey()
       for (let index = 0; index < INSTANCES; index++)
         instances.push(await startInstance(database.url, syncKey))
     })
