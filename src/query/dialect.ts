@@ -88,6 +88,24 @@ const paddedList: ListBinding = {
     negate ? builder.whereNotIn(column, bound) : builder.whereIn(column, bound)
 }
 
+/** A member of a PostgreSQL array literal: quoted, with `"` and `\` escaped; dates as ISO 8601 instants. */
+function arrayMember(member: DbValue) {
+  if (member === null) return 'NULL'
+  const text = member instanceof Date ? member.toISOString() : String(member)
+  return `"${text.replace(/["\\]/g, '\\$&')}"`
+}
+
+/**
+ * PostgreSQL: the whole list as one array literal, which the server reads as an array of the column's type
+ * (`= ANY(?)`), whatever its length. Padded lists planned worse there: 32 placeholders for 25 parent ids made
+ * the relation page of the GraphQL benchmark a sequential scan (11 ms instead of 0.4 ms).
+ */
+const arrayList: ListBinding = {
+  bind: (members) => [`{${members.map(arrayMember).join(',')}}`],
+  where: (builder, column, [list], negate) =>
+    builder.whereRaw(negate ? '?? <> ALL(?)' : '?? = ANY(?)', [column, list])
+}
+
 /** GLOB's own wildcards, as GLOB patterns matching them literally. */
 const GLOB_LITERALS: Record<string, string> = { '[': '[[]', '*': '[*]', '?': '[?]' }
 const LIKE_TO_GLOB: Record<string, string> = { ...GLOB_LITERALS, '%': '*', _: '?' }
@@ -177,8 +195,7 @@ function postgres(knex: Knex): Dialect {
     like: (column, value) => knex.raw('??::text LIKE ?', [column, value]),
     likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('??::text ILIKE ?', [column, pattern]),
-    // `= ANY(?)` would bind a list as one array; padding keeps one code path for the two servers with lists.
-    list: paddedList,
+    list: arrayList,
     // date_trunc('week') starts weeks on Monday, as the others are told to.
     dateBucket: (column, bucket) =>
       knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column]),
