@@ -118,12 +118,15 @@ export async function seedTodoItems(db: Knex, count: number, log: (message: stri
   })
 }
 
+/** SQLite, and MariaDB and PostgreSQL when their URLs are set; BENCH_DATABASES=postgres,... picks some. */
 export function benchDatabaseNames(): BenchDatabaseName[] {
-  return [
+  const names: BenchDatabaseName[] = [
     'sqlite' as const,
     ...(process.env.MYSQL_URL ? ['mysql' as const] : []),
     ...(process.env.PG_URL ? ['postgres' as const] : [])
   ]
+  const picked = process.env.BENCH_DATABASES?.split(',')
+  return picked ? names.filter((name) => picked.includes(name)) : names
 }
 
 /** Gives every todo item `perParent` sub tasks. */
