@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { createApp } from '../example/app'
 import type { AggregateRequest, ResourceService } from '../src'
-import { benchDatabase, benchDatabaseNames, seedTodoItems } from './support/databases'
+import { benchDatabase, benchDatabaseNames, seedTodoItems, type BenchDatabaseName } from './support/databases'
 
 /**
  * Aggregate benchmark: N todo items aggregated through the service API (hooks, validation, SQL compilation,
@@ -13,13 +13,13 @@ import { benchDatabase, benchDatabaseNames, seedTodoItems } from './support/data
  * written by hand and run through knex in the same process. Prints the median of several runs and the ratio
  * to that baseline.
  *
- *   npm run bench:aggregate -- --rows 1000000 --runs 5      (MariaDB too when MYSQL_URL is set)
+ *   npm run bench:aggregate -- --rows 1000000 --runs 5  (MariaDB with MYSQL_URL, PostgreSQL with PG_URL)
  */
 const { values } = parseArgs({ options: { rows: { type: 'string' }, runs: { type: 'string' } } })
 const rows = Number(values.rows ?? 1_000_000)
 const runs = Number(values.runs ?? 5)
 
-type DatabaseName = 'sqlite' | 'mysql'
+type DatabaseName = BenchDatabaseName
 
 interface Scenario {
   name: string
@@ -38,7 +38,7 @@ const scenarios: Scenario[] = [
     name: 'groupBy completed',
     request: { groupBy: [{ field: 'completed' }], count: ['id'], avg: ['priority'] },
     graphql: '{ todoItemAggregate { groupBy { completed } count { id } avg { priority } } }',
-    sql: { sqlite: byCompleted, mysql: byCompleted }
+    sql: { sqlite: byCompleted, mysql: byCompleted, postgres: byCompleted }
   },
   {
     name: 'groupBy created DAY',
@@ -50,6 +50,9 @@ const scenarios: Scenario[] = [
         'FROM todo_items GROUP BY day ORDER BY day',
       mysql:
         "SELECT DATE_FORMAT(created, '%Y-%m-%d') AS day, COUNT(id), MAX(priority) " +
+        'FROM todo_items GROUP BY day ORDER BY day',
+      postgres:
+        "SELECT to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, COUNT(id), MAX(priority) " +
         'FROM todo_items GROUP BY day ORDER BY day'
     }
   }
@@ -88,7 +91,8 @@ function variants(scenario: Scenario, target: Target): Variant[] {
       label: 'knex, SQL by hand',
       runOnce: async () => {
         const result = await target.db.raw(scenario.sql[target.database])
-        // better-sqlite3 answers the rows, mysql2 [rows, fields].
+        // better-sqlite3 answers the rows, mysql2 [rows, fields], pg a result with rows.
+        if (target.database === 'postgres') return result.rows.length
         return (target.database === 'mysql' ? result[0] : result).length
       }
     },

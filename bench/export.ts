@@ -7,7 +7,7 @@ import { formatMb, sampleRss, startScript, rssOf } from './support/processes'
  * streams the same SELECT through knex into csv-stringify with no HTTP. Both run in their own process;
  * the figures are rows/s and peak RSS growth during the export.
  *
- *   npm run bench:export -- --rows 1000000      (MariaDB too when MYSQL_URL is set)
+ *   npm run bench:export -- --rows 1000000      (MariaDB with MYSQL_URL, PostgreSQL with PG_URL)
  */
 const rows = Number(process.argv[process.argv.indexOf('--rows') + 1]) || 1_000_000
 

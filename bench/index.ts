@@ -3,7 +3,8 @@ import { resolve } from 'node:path'
 
 /**
  * `npm run bench`: every benchmark in one runner, each in its own process, with the flags it knows.
- *   npm run bench -- --items 10000 --rows 1000000 --seconds 5 --rounds 3 (MariaDB too when MYSQL_URL is set)
+ *   npm run bench -- --items 10000 --rows 1000000 --seconds 5 --rounds 3
+ * (MariaDB too when MYSQL_URL is set, PostgreSQL when PG_URL is)
  */
 const benchmarks: Array<[file: string, flags: string[]]> = [
   ['http.ts', ['items', 'seconds', 'rounds', 'connections']],

@@ -2,10 +2,17 @@ import { feathers } from '@feathersjs/feathers'
 import { koa, bodyParser, rest, serveStatic, type Application } from '@feathersjs/koa'
 import socketio from '@feathersjs/socketio'
 import knex, { type Knex } from 'knex'
+import sync from 'feathers-sync'
 import { resolve } from 'node:path'
-import { authorizedPublisher, errorHandler, feathersQuery, searchFields } from 'feathers-query'
+import {
+  authorizedPublisher,
+  ConfigurationError,
+  errorHandler,
+  feathersQuery,
+  searchFields
+} from 'feathers-query'
 import { graphiql, swaggerUi } from 'feathers-query/pages'
-import { knexConfig } from './database'
+import { knexConfig, redact } from './database'
 import { migrateLatest } from './migrations'
 import { todoItemResource } from './resources/todo-item'
 import { subTaskResource } from './resources/sub-task'
@@ -34,6 +41,13 @@ const EXAMPLE_QUERY = `{
 
 export interface ExampleSettings {
   databaseUrl: string
+  /**
+   * Several instances behind a load balancer: feathers-sync sends every service event to the other instances
+   * through this broker (`redis://127.0.0.1:6379`; feathers-sync also speaks NATS and AMQP), so that a client
+   * hears of a write whichever instance it is connected to. `syncKey` names the channel (one per deployment).
+   */
+  syncUrl?: string
+  syncKey?: string
 }
 
 export interface ExampleApp {
@@ -47,6 +61,10 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
   await migrateLatest(db)
 
   const app = koa(feathers())
+  // Before the services: feathers-sync hooks into each service's events as it is registered.
+  if (settings.syncUrl) {
+    app.configure(sync({ uri: settings.syncUrl, ...(settings.syncKey ? { key: settings.syncKey } : {}) }))
+  }
   app.use(errorHandler())
   // Deferred: API requests never pay for a file-system lookup; only what nothing else answered is a file.
   app.use(serveStatic(resolve(__dirname, '../public'), { defer: true }))
@@ -84,5 +102,11 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
   app.on('connection', (connection) => app.channel('everyone').join(connection))
   app.publish(authorizedPublisher(() => app.channel('everyone')))
 
+  // An instance that cannot reach the broker would serve writes whose events nobody else hears: fail start-up.
+  if (settings.syncUrl) {
+    await (app as unknown as { sync: { ready: Promise<unknown> } }).sync.ready.catch((error: Error) => {
+      throw new ConfigurationError(`Cannot reach SYNC_URL ${redact(settings.syncUrl!)}: ${error.message}`)
+    })
+  }
   return { app, db }
 }

@@ -4,8 +4,8 @@ import type { Knex } from 'knex'
 import { ConfigurationError } from 'feathers-query'
 
 /**
- * Knex configuration from a database URL: `sqlite:<file>`, `sqlite::memory:` or
- * `mysql://user:pass@host:port/db` (MariaDB too).
+ * Knex configuration from a database URL: `sqlite:<file>`, `sqlite::memory:`,
+ * `mysql://user:pass@host:port/db` (MariaDB too) or `postgres://user:pass@host:port/db`.
  */
 export function knexConfig(url: string): Knex.Config {
   if (url.startsWith('sqlite:')) {
@@ -55,8 +55,20 @@ export function knexConfig(url: string): Knex.Config {
       acquireConnectionTimeout: 5000
     }
   }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    if (!new URL(url).pathname.replace(/^\//, '')) {
+      throw new ConfigurationError(`DATABASE_URL ${redact(url)} names no database`)
+    }
+    return {
+      client: 'pg',
+      // pg reads the URL itself (user, password, host, port, database, ssl parameters).
+      connection: { connectionString: url, connectionTimeoutMillis: 5000 },
+      pool: { min: 0, max: 10 },
+      acquireConnectionTimeout: 5000
+    }
+  }
   throw new ConfigurationError(
-    `Unsupported DATABASE_URL "${redact(url)}": use sqlite:<file>, sqlite::memory: or mysql://user:pass@host:port/db`
+    `Unsupported DATABASE_URL "${redact(url)}": use sqlite:<file>, sqlite::memory:, mysql://user:pass@host:port/db or postgres://user:pass@host:port/db`
   )
 }
 

@@ -7,13 +7,15 @@ interface Settings {
   host: string
   port: number
   databaseUrl: string
+  syncUrl?: string
+  syncKey?: string
 }
 
 async function main() {
   const settings = configuration()() as unknown as Settings
   let started
   try {
-    started = await createApp({ databaseUrl: settings.databaseUrl })
+    started = await createApp(settings)
   } catch (error) {
     if (error instanceof ConfigurationError) throw error
     const reason = (error as Error).message || (error as { code?: string }).code

@@ -26,6 +26,21 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     }
   })
 
+  it('matches an integer id with like and iLike as its digits, on every database', async () => {
+    const COUNT = 'query($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }'
+    const digits = String(id)
+    for (const [filter, total] of [
+      [{ id: { like: digits } }, 1],
+      [{ id: { like: `${digits.slice(0, -1)}_` } }, 1],
+      [{ id: { iLike: `%${digits.slice(-1)}` } }, 1],
+      [{ id: { notLike: '%' } }, 0],
+      [{ id: { like: 'x%' } }, 0]
+    ] as const) {
+      const response = await graphql(env.server, COUNT, { filter })
+      assert.equal(response.data?.todoItems.totalCount, total, JSON.stringify([filter, response.errors]))
+    }
+  })
+
   it('takes only plain digits for an integer id', async () => {
     for (const raw of ['1e0', '1.0', '%20' + id + '%20', '+' + id, '0x1']) {
       const response = await env.server.http('GET', `/todo-items/${raw.replace('1', String(id))}`)
@@ -133,6 +148,24 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     assert.equal(whole.status, 201, whole.text)
     assert.equal(whole.body.title, 'a whole 😀')
     await env.server.http('DELETE', `/todo-items/${whole.body.id}`)
+  })
+
+  it('refuses a string holding a NUL character on every database, naming the field (PostgreSQL stores none)', async () => {
+    const MESSAGE = 'must not hold a NUL character (\\u0000)'
+    const created = await env.server.http('POST', '/todo-items', { title: 'nul \u0000 inside' })
+    assert.equal(created.status, 400, created.text)
+    assert.deepEqual(created.body.errors, [{ field: 'title', message: MESSAGE }])
+    const patched = await env.server.http('PATCH', `/todo-items/${id}`, { description: '\u0000' })
+    assert.deepEqual(patched.body.errors, [{ field: 'description', message: MESSAGE }])
+    const COUNT = 'query($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }'
+    for (const operator of ['eq', 'like', 'iLike', 'in']) {
+      const value = operator === 'in' ? ['x\u0000'] : 'x\u0000'
+      const response = await graphql(env.server, COUNT, { filter: { title: { [operator]: value } } })
+      const field = operator === 'in' ? 'title.in.0' : `title.${operator}`
+      assert.deepEqual(response.errors?.[0].extensions.errors, [{ field, message: MESSAGE }])
+    }
+    const search = await env.server.http('GET', `/todo-items?query=${encodeURIComponent('a\u0000')}`)
+    assert.equal(search.status, 400, search.text)
   })
 
   it('names the parameter whose value the database cannot take', async () => {

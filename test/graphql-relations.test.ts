@@ -360,8 +360,9 @@ forEachDatabase('GraphQL: relations', (env) => {
     const [page, children, parentsOfChildren, single] = [
       statements.find((sql) => /from [`"]todo_items[`"] order by/.test(sql))!,
       statements.find((sql) => sql.includes('sub_tasks'))!,
-      statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] in/.test(sql))!,
-      statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] = /.test(sql))!
+      // A list of ids: `in (...)`, or on PostgreSQL `= ANY(array)`.
+      statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] (in|= ANY)\b/.test(sql))!,
+      statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] = (?!ANY)/.test(sql))!
     ]
     assert.deepEqual(columns(page), ['id', 'title'], page)
     assert.match(children, /select [`"]sub_tasks[`"]\.[`"]id[`"], [`"]sub_tasks[`"]\.[`"]title[`"], [`"]sub_tasks[`"]\.[`"]todoItemId[`"], ROW_NUMBER/)

@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import { forEachDatabase, type TestServer } from './support/server'
 import { codes, graphql } from './support/graphql'
 import { accessToken, bearer, createAuthApp } from './support/auth-app'
+import { advanceIdSequences } from './support/seed'
 
 type Headers = Record<string, string>
 
@@ -24,6 +25,7 @@ async function seed(db: Knex) {
     { id: 1, owner: 'ann', text: 'ann’s note' },
     { id: 2, owner: 'bob', text: 'bob’s note' }
   ])
+  await advanceIdSequences(db, ['todo_items', 'sub_tasks', 'announcements', 'notes'])
 }
 
 /** Every row of the tables the tests write to, to show that a refused request changed nothing. */

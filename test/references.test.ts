@@ -34,7 +34,7 @@ forEachDatabase(
       assert.equal(missing.body.message, intruding.body.message.replace(String(item.body.id), '999999'))
       const own = await env.server.http('POST', '/sub-tasks', { title: 'mine', todoItemId: String(item.body.id) }, ann)
       assert.equal(own.status, 201)
-      assert.equal((await env.server.db('sub_tasks').count({ n: '*' }))[0].n, 1)
+      assert.equal(Number((await env.server.db('sub_tasks').count({ n: '*' }))[0].n), 1)
     })
   },
   createAuthApp

@@ -66,7 +66,7 @@ forEachDatabase(
       const response = await env.server.http('POST', '/widgets', { tenant: 'a', secret: 'x', name: 'n', weight: 1 })
       assert.equal(response.status, 405)
       assert.equal(response.body.name, 'MethodNotAllowed')
-      assert.equal((await env.server.db('widgets').count({ n: '*' }))[0].n, 5)
+      assert.equal(Number((await env.server.db('widgets').count({ n: '*' }))[0].n), 5)
     })
 
     it('updates on the custom path behind its guard', async () => {

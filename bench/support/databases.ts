@@ -5,15 +5,20 @@ import { join } from 'node:path'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 
+export type BenchDatabaseName = 'sqlite' | 'mysql' | 'postgres'
+
 export interface BenchDatabase {
-  name: 'sqlite' | 'mysql'
+  name: BenchDatabaseName
   url: string
   db: Knex
   drop(): Promise<void>
 }
 
-/** A fresh, migrated database for a benchmark: a temporary SQLite file, or a new MariaDB database. */
-export async function benchDatabase(name: 'sqlite' | 'mysql'): Promise<BenchDatabase> {
+/**
+ * A fresh, migrated database for a benchmark: a temporary SQLite file, or a new MariaDB (MYSQL_URL) or
+ * PostgreSQL (PG_URL) database.
+ */
+export async function benchDatabase(name: BenchDatabaseName): Promise<BenchDatabase> {
   if (name === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'fq-bench-'))
     const url = `sqlite:${join(dir, 'bench.sqlite')}`
@@ -29,6 +34,7 @@ export async function benchDatabase(name: 'sqlite' | 'mysql'): Promise<BenchData
       }
     }
   }
+  if (name === 'postgres') return postgresBenchDatabase()
   const server = new URL(process.env.MYSQL_URL!)
   const database = `fq_bench_${process.pid}`
   const admin = knex({ client: 'mysql2', connection: { ...knexConnection(server), database: undefined } })
@@ -45,6 +51,30 @@ export async function benchDatabase(name: 'sqlite' | 'mysql'): Promise<BenchData
     async drop() {
       await db.destroy()
       await admin.raw('DROP DATABASE IF EXISTS ??', [database])
+      await admin.destroy()
+    }
+  }
+}
+
+/** The "C" collation, as the test databases: the example's migrations set it per column anyway. */
+async function postgresBenchDatabase(): Promise<BenchDatabase> {
+  const database = `fq_bench_${process.pid}`
+  const admin = knex({ client: 'pg', connection: process.env.PG_URL!, pool: { min: 0, max: 1 } })
+  await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [database])
+  await admin.raw("CREATE DATABASE ?? TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", [
+    database
+  ])
+  const url = new URL(process.env.PG_URL!)
+  url.pathname = `/${database}`
+  const db = knex(knexConfig(url.toString()))
+  await migrateLatest(db)
+  return {
+    name: 'postgres',
+    url: url.toString(),
+    db,
+    async drop() {
+      await db.destroy()
+      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [database])
       await admin.destroy()
     }
   }
@@ -88,8 +118,15 @@ export async function seedTodoItems(db: Knex, count: number, log: (message: stri
   })
 }
 
-export function benchDatabaseNames(): Array<'sqlite' | 'mysql'> {
-  return process.env.MYSQL_URL ? ['sqlite', 'mysql'] : ['sqlite']
+/** SQLite, and MariaDB and PostgreSQL when their URLs are set; BENCH_DATABASES=postgres,... picks some. */
+export function benchDatabaseNames(): BenchDatabaseName[] {
+  const names: BenchDatabaseName[] = [
+    'sqlite' as const,
+    ...(process.env.MYSQL_URL ? ['mysql' as const] : []),
+    ...(process.env.PG_URL ? ['postgres' as const] : [])
+  ]
+  const picked = process.env.BENCH_DATABASES?.split(',')
+  return picked ? names.filter((name) => picked.includes(name)) : names
 }
 
 /** Gives every todo item `perParent` sub tasks. */

@@ -1,12 +1,14 @@
 import { createApp } from '../../example/app'
 
 /**
- * The example app on DATABASE_URL, in a process of its own so that its memory and speed are its own.
+ * The example app on DATABASE_URL (its events shared with other instances through SYNC_URL, SYNC_KEY when
+ * set), in a process of its own so that its memory and speed are its own.
  * `GET /__statements` answers how many SQL statements ran so far (for statements-per-request figures);
  * `GET /__gc` runs a full garbage collection when started with --expose-gc.
  */
 async function main() {
-  const { app, db } = await createApp({ databaseUrl: process.env.DATABASE_URL! })
+  const { SYNC_URL: syncUrl, SYNC_KEY: syncKey } = process.env
+  const { app, db } = await createApp({ databaseUrl: process.env.DATABASE_URL!, syncUrl, syncKey })
   let statements = 0
   db.on('query', () => statements++)
   app.use(async (ctx, next) => {

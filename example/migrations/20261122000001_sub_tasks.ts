@@ -1,18 +1,18 @@
 import type { Knex } from 'knex'
-import { portableTable } from './table-options'
+import { codePointString, portableTable } from './table-options'
 
 export async function up(db: Knex) {
   await db.schema.createTable('sub_tasks', (table) => {
     portableTable(db, table)
     table.increments('id').primary()
-    table.string('title', 100).notNullable()
-    table.string('description', 1000).nullable()
+    codePointString(db, table, 'title', 100).notNullable()
+    codePointString(db, table, 'description', 1000).nullable()
     table.boolean('completed').notNullable().defaultTo(false)
     table.datetime('created', { precision: 3 }).notNullable()
     table.datetime('updated', { precision: 3 }).notNullable()
     table.integer('todoItemId').unsigned().notNullable().references('id').inTable('todo_items').onDelete('CASCADE')
-    table.string('createdBy', 255).nullable()
-    table.string('updatedBy', 255).nullable()
+    codePointString(db, table, 'createdBy', 255).nullable()
+    codePointString(db, table, 'updatedBy', 255).nullable()
     table.index(['todoItemId'])
   })
 }

@@ -23,9 +23,11 @@ function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row) {
   const value = row[alias]
   if (fn === 'count') return Number(value ?? 0)
   if (fn !== 'sum' && fn !== 'avg') return decodeValue(field.kind, value)
-  if (value === null || value === undefined) return null
+  // PostgreSQL answers NULL for a sum that overflowed, and says so in the overflow column (true).
+  const overflowed = Number(row[overflowAlias(alias)] ?? 0) === 1
+  if (!overflowed && (value === null || value === undefined)) return null
   const number = Number(value)
-  if (!Number.isFinite(number) || Number(row[overflowAlias(alias)] ?? 0) === 1) {
+  if (overflowed || !Number.isFinite(number)) {
     throw badField(`${fn}.${field.name}`, `is out of range: beyond ±${Number.MAX_VALUE}`)
   }
   return number

@@ -99,12 +99,14 @@ const LONE_SURROGATE = /\p{Surrogate}/u
 
 /**
  * Refuses text that is not valid Unicode: a lone surrogate (which JSON's `\uD800` escape can carry) would
- * be stored or compared as something else than what was sent, differently on each database.
+ * be stored or compared as something else than what was sent, differently on each database. A NUL character
+ * is refused too: PostgreSQL's text cannot hold it, and what the others store with it PostgreSQL could not.
  */
 export function checkUnicode(text: string, path: string) {
   if (LONE_SURROGATE.test(text)) {
     throw badField(path, 'must be valid Unicode (it holds a lone surrogate, \\uD800 to \\uDFFF)')
   }
+  if (text.includes('\u0000')) throw badField(path, 'must not hold a NUL character (\\u0000)')
 }
 
 /**

@@ -15,8 +15,28 @@ const UNAVAILABLE_CODES = new Set([
   'ER_QUERY_TIMEOUT',
   'ER_SERVER_SHUTDOWN',
   'SQLITE_BUSY',
-  'SQLITE_LOCKED'
+  'SQLITE_LOCKED',
+  // PostgreSQL: connection exceptions (class 08), too many connections, shutting down or starting up, and a
+  // statement cancelled (pg_cancel_backend, statement_timeout).
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03'
 ])
+
+/**
+ * What the pg driver throws, without a code, when its connection is gone or never came: the server closed
+ * it, a connect or read timeout, a query on a connection that already failed. Knex puts the statement and
+ * ` - ` in front of a failed query's message.
+ */
+const PG_CONNECTION_LOST =
+  /(^| - )(Connection terminated|Client has encountered a connection error|Client was closed|timeout expired|Query read timeout)/
 
 /** Concurrent transactions that could not both go through: the client may retry. */
 const CONCURRENCY_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40001', '40P01'])
@@ -35,10 +55,18 @@ const CONSTRAINT_CODES = new Set([
   'SQLITE_CONSTRAINT_NOTNULL',
   'SQLITE_CONSTRAINT_CHECK',
   'SQLITE_TOOBIG',
+  // PostgreSQL: foreign key, NOT NULL, CHECK, value too long, numeric or date out of range, text the
+  // column's type cannot read or the encoding cannot hold (the codec refuses those first; this is the net).
   '23503',
   '23502',
+  '23514',
   '22001',
-  '22003'
+  '22003',
+  '22007',
+  '22008',
+  '22021',
+  '22P02',
+  '22P05'
 ])
 
 /** The column a driver's constraint message names, where it names one. */
@@ -48,7 +76,8 @@ function columnOf(message: string) {
     /Column '([^']+)' cannot be null/, // MySQL NOT NULL
     /Field '([^']+)' doesn't have a default value/, // MySQL NOT NULL column left out of an INSERT
     /FOREIGN KEY \(`([^`]+)`\)/, // MySQL foreign key
-    /constraint failed: \w+\.(\w+)/ // SQLite NOT NULL / CHECK: table.column
+    /constraint failed: \w+\.(\w+)/, // SQLite NOT NULL / CHECK: table.column
+    /null value in column "([^"]+)"/ // PostgreSQL NOT NULL
   ]
   for (const pattern of patterns) {
     const match = pattern.exec(message)
@@ -65,20 +94,25 @@ function columnOf(message: string) {
 export function isDriverError(error: unknown) {
   if (error instanceof FeathersError) return false
   const { code, fatal } = (error ?? {}) as { code?: unknown; fatal?: unknown }
-  return typeof code === 'string' || fatal === true
+  return typeof code === 'string' || fatal === true || isLostPgConnection(error)
+}
+
+function isLostPgConnection(error: unknown) {
+  return error instanceof Error && !('code' in error) && PG_CONNECTION_LOST.test(error.message)
 }
 
 /**
  * Turns a driver error into a Feathers error: an unreachable or busy database, a lost connection or a
  * statement the server ended is a 503 the client may retry, a violated constraint is the client's 400/409,
- * a deadlock between concurrent writes a 409 to retry, anything else is our bug (500) and keeps its message
- * out of the response.
+ * a deadlock or (PostgreSQL) a serialization failure between concurrent writes a 409 to retry, anything else
+ * is our bug (500) and keeps its message out of the response.
  */
 export function databaseError(error: unknown): FeathersError {
   if (error instanceof FeathersError) return error
   const { code, message, fatal } = (error ?? {}) as { code?: string; message?: string; fatal?: boolean }
   const name = (error as Error)?.name
-  if ((code && UNAVAILABLE_CODES.has(code)) || fatal === true || name === 'KnexTimeoutError') {
+  const lost = fatal === true || isLostPgConnection(error)
+  if ((code && UNAVAILABLE_CODES.has(code)) || lost || name === 'KnexTimeoutError') {
     return new Unavailable('The database is unavailable, please retry')
   }
   if (code && CONFLICT_CODES.has(code)) return new Conflict('A record with the same unique value exists')

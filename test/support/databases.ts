@@ -3,11 +3,17 @@ import { randomBytes } from 'node:crypto'
 
 /**
  * The databases the conformance suite runs on: SQLite always, MariaDB/MySQL when MYSQL_URL is set
- * (e.g. mysql://root@127.0.0.1:3306/test). Each MySQL use gets a fresh database, dropped afterwards.
+ * (e.g. mysql://root@127.0.0.1:3306/test), PostgreSQL when PG_URL is set (e.g.
+ * postgres://postgres@127.0.0.1:5432/test). Each MySQL or PostgreSQL use gets a fresh database, dropped
+ * afterwards.
  */
-export type DatabaseName = 'sqlite' | 'mysql'
+export type DatabaseName = 'sqlite' | 'mysql' | 'postgres'
 
-export const databaseNames: DatabaseName[] = process.env.MYSQL_URL ? ['sqlite', 'mysql'] : ['sqlite']
+export const databaseNames: DatabaseName[] = [
+  'sqlite' as const,
+  ...(process.env.MYSQL_URL ? ['mysql' as const] : []),
+  ...(process.env.PG_URL ? ['postgres' as const] : [])
+]
 
 export interface TestDatabase {
   name: DatabaseName
@@ -17,8 +23,9 @@ export interface TestDatabase {
 
 export async function createTestDatabase(name: DatabaseName): Promise<TestDatabase> {
   if (name === 'sqlite') return { name, url: 'sqlite::memory:', drop: async () => {} }
+  if (name === 'postgres') return createPostgresDatabase()
   const server = new URL(process.env.MYSQL_URL!)
-  const database = `fq_test_${process.pid}_${randomBytes(4).toString('hex')}`
+  const database = freshName()
   const admin = knex({
     client: 'mysql2',
     connection: {
@@ -38,6 +45,37 @@ export async function createTestDatabase(name: DatabaseName): Promise<TestDataba
     async drop() {
       const dropper = knex({ client: 'mysql2', connection: url.toString().replace(`/${database}`, '/') })
       await dropper.raw('DROP DATABASE IF EXISTS ??', [database])
+      await dropper.destroy()
+    }
+  }
+}
+
+function freshName() {
+  return `fq_test_${process.pid}_${randomBytes(4).toString('hex')}`
+}
+
+/**
+ * A database created from PG_URL's: UTF-8 with the "C" collation, so that equality, LIKE and ORDER BY compare
+ * code points as SQLite does and the MySQL tables' binary collation does.
+ */
+async function createPostgresDatabase(): Promise<TestDatabase> {
+  const server = process.env.PG_URL!
+  const database = freshName()
+  const admin = () => knex({ client: 'pg', connection: server, pool: { min: 0, max: 1 } })
+  const creator = admin()
+  await creator.raw("CREATE DATABASE ?? TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", [
+    database
+  ])
+  await creator.destroy()
+  const url = new URL(server)
+  url.pathname = `/${database}`
+  return {
+    name: 'postgres',
+    url: url.toString(),
+    async drop() {
+      const dropper = admin()
+      // WITH (FORCE) ends connections a test left open (a server process killed mid-test).
+      await dropper.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [database])
       await dropper.destroy()
     }
   }

@@ -44,3 +44,17 @@ export async function clearTables(db: Knex) {
   await db('sub_tasks').delete()
   await db('todo_items').delete()
 }
+
+/**
+ * After rows were inserted with explicit ids: moves PostgreSQL's id sequences past them, as SQLite and MySQL
+ * do by themselves, so that the next create does not collide with them.
+ */
+export async function advanceIdSequences(db: Knex, tables: string[]) {
+  if ((db.client as { dialect?: string }).dialect !== 'postgresql') return
+  for (const table of tables) {
+    await db.raw(
+      `SELECT setval(pg_get_serial_sequence(?, 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ??), false)`,
+      [table, table]
+    )
+  }
+}

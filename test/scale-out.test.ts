@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict'
+import knex from 'knex'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { knexConfig } from '../example/database'
+import { migrateLatest } from '../example/migrations'
+import { createTestDatabase, databaseNames, type DatabaseName } from './support/databases'
+import { eventually, freshSyncKey, reachable, REDIS, startInstance, type Instance } from './support/instances'
+
+const INSTANCES = 3
+
+/** One database for all instances: SQLite as a file (WAL lets processes share it), the others fresh. */
+async function sharedDatabase(name: DatabaseName) {
+  if (name !== 'sqlite') return createTestDatabase(name)
+  const dir = mkdtempSync(join(tmpdir(), 'fq-scale-'))
+  return {
+    url: `sqlite:${join(dir, 'shared.sqlite')}`,
+    drop: async () => rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Several processes of the example app behind no load balancer (each is asked directly) on one database,
+ * their events synchronised by feathers-sync through Redis: what one instance writes, the others read, and a
+ * client connected to any instance hears of it once.
+ */
+for (const name of databaseNames) {
+  describe(`Scaling out: ${INSTANCES} instances on one database, events through Redis [${name}]`, function () {
+    const instances: Instance[] = []
+    let database: { url: string; drop(): Promise<void> } | undefined
+
+    before(async function () {
+      this.timeout(120000)
+      if (!(await reachable(REDIS))) {
+        console.log(`    (skipped: Redis is not reachable on ${REDIS.host}:${REDIS.port})`)
+        this.skip()
+      }
+      database = await sharedDatabase(name)
+      // Migrated once here: instances starting together would race for the migration lock.
+      const db = knex(knexConfig(database.url))
+      await migrateLatest(db)
+      await db.destroy()
+      const syncKey = freshSyncKey()
+      for (let index = 0; index < INSTANCES; index++)
+        instances.push(await startInstance(database.url, syncKey))
+    })
+
+    after(async () => {
+      for (const instance of instances.splice(0)) instance.stop()
+      await database?.drop()
+    })
+
+    it('reads on every instance what another wrote: REST and GraphQL', async () => {
+      const [first, second, third] = instances
+      const created = await first.http('POST', '/todo-items', { title: 'written on the first' })
+      assert.equal(created.status, 201, created.text)
+      const id = created.body.id
+      for (const instance of [second, third]) {
+        const read = await instance.http('GET', `/todo-items/${id}`)
+        assert.equal(read.body.title, 'written on the first')
+      }
+      assert.equal((await second.http('PATCH', `/todo-items/${id}`, { completed: true })).status, 200)
+      const query = `{ todoItems(filter: {id: {eq: ${id}}}) { edges { node { title completed } } } }`
+      for (const instance of [first, third]) {
+        const response = await instance.http('POST', '/graphql', { query })
+        assert.deepEqual(response.body.data.todoItems.edges, [
+          { node: { title: 'written on the first', completed: true } }
+        ])
+      }
+      assert.equal((await third.http('DELETE', `/todo-items/${id}`)).status, 200)
+      assert.equal((await first.http('GET', `/todo-items/${id}`)).status, 404)
+    })
+
+    it('sends each event once to socket.io clients of every instance, whichever instance wrote', async function () {
+      this.timeout(30000)
+      const [first, second, third] = instances
+      const headers = { 'user-name': 'ann' }
+      const created = await first.http('POST', '/todo-items', { title: 'heard everywhere' }, headers)
+      const id = created.body.id
+      const patching = Date.now()
+      await second.client.service('todo-items').patch(id, { priority: 3 })
+      await third.http('DELETE', `/todo-items/${id}`)
+      // Only this record's events: the previous test's may still be on their way.
+      const eventsOf = (instance: Instance) => instance.events.filter((event) => event.data.id === id)
+      await eventually(() => instances.every((instance) => eventsOf(instance).length >= 3))
+      for (const [index, instance] of instances.entries()) {
+        const heard = eventsOf(instance).map(({ event, data }) => [event, data.id, data.title, data.priority])
+        assert.deepEqual(
+          heard,
+          [
+            ['created', id, 'heard everywhere', 0],
+            ['patched', id, 'heard everywhere', 3],
+            ['removed', id, 'heard everywhere', 3]
+          ],
+          `instance ${index + 1}`
+        )
+        // Hidden fields stay on the server on every instance, also after a trip through Redis.
+        for (const { data } of eventsOf(instance)) assert.ok(!('createdBy' in data) && !('updatedBy' in data))
+      }
+      const latest = Math.max(...instances.map((instance) => eventsOf(instance)[1].at - patching))
+      console.log(
+        `      (the patch's event reached the last instance's client ${latest} ms after it was sent)`
+      )
+    })
+  })
+}

@@ -1,0 +1,86 @@
+import { feathers } from '@feathersjs/feathers'
+import socketioClient from '@feathersjs/socketio-client'
+import { randomBytes } from 'node:crypto'
+import net from 'node:net'
+import { io, type Socket } from 'socket.io-client'
+import { startScript } from '../../bench/support/processes'
+import { httpClient, type Http } from './http'
+
+/** The Redis that feathers-sync shares events through in the scale-out tests. */
+export const REDIS = { host: '127.0.0.1', port: 6379 }
+
+export function reachable({ host, port }: { host: string; port: number }) {
+  return new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, host, () => {
+      socket.end()
+      resolve(true)
+    })
+    socket.on('error', () => resolve(false))
+    socket.setTimeout(1000, () => {
+      socket.destroy()
+      resolve(false)
+    })
+  })
+}
+
+/** A feathers-sync channel of one test run's own, so that other runs on the same Redis are not heard. */
+export function freshSyncKey() {
+  return `fq-test-${process.pid}-${randomBytes(4).toString('hex')}`
+}
+
+export interface ServiceEvent {
+  event: string
+  data: Record<string, unknown>
+  at: number
+}
+
+/** An example app process, with an HTTP client and a socket.io client connected to it. */
+export interface Instance {
+  http: Http
+  socket: Socket
+  /** The todo-items events this instance's socket.io client received. */
+  events: ServiceEvent[]
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  client: ReturnType<typeof feathers<Record<string, any>>>
+  stop(): void
+}
+
+/** Starts the example app in a process of its own on `databaseUrl`, sharing events on `syncKey` through Redis. */
+export async function startInstance(databaseUrl: string, syncKey: string): Promise<Instance> {
+  const env = {
+    DATABASE_URL: databaseUrl,
+    SYNC_URL: `redis://${REDIS.host}:${REDIS.port}`,
+    SYNC_KEY: syncKey
+  }
+  const server = startScript('support/example-server.ts', env)
+  const port = Number((await server.ready).payload)
+  const baseUrl = `http://127.0.0.1:${port}`
+  const socket = io(baseUrl, { transports: ['websocket'], forceNew: true, reconnection: false })
+  await new Promise<void>((resolve, reject) =>
+    socket.once('connect', () => resolve()).once('connect_error', reject)
+  )
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const client = feathers<Record<string, any>>().configure(socketioClient(socket))
+  const events: ServiceEvent[] = []
+  for (const event of ['created', 'patched', 'updated', 'removed']) {
+    client
+      .service('todo-items')
+      .on(event, (data: Record<string, unknown>) => events.push({ event, data, at: Date.now() }))
+  }
+  return {
+    http: httpClient(baseUrl),
+    socket,
+    events,
+    client,
+    stop() {
+      socket.close()
+      server.child.kill()
+    }
+  }
+}
+
+/** Waits until `done()` holds, checking every 20 ms, for at most `ms`. */
+export async function eventually(done: () => boolean, ms = 5000) {
+  const until = Date.now() + ms
+  while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
+}
