@@ -33,7 +33,8 @@ export async function benchDatabase(name: 'sqlite' | 'mysql'): Promise<BenchData
   const database = `fq_bench_${process.pid}`
   const admin = knex({ client: 'mysql2', connection: { ...knexConnection(server), database: undefined } })
   await admin.raw('DROP DATABASE IF EXISTS ??', [database])
-  await admin.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [database])
+  // The server's default character set and collation: the migrations must set what the API relies on.
+  await admin.raw('CREATE DATABASE ??', [database])
   const url = new URL(server.toString())
   url.pathname = `/${database}`
   const db = knex(knexConfig(url.toString()))
