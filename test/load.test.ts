@@ -67,7 +67,7 @@ for (const name of databaseNames) {
         await wait(500)
         return server.memory()
       }
-      await run(5)
+      const warmUp = await run(5)
       const warm = await settled()
       graphqlErrors = []
       const result = await run(SECONDS)
@@ -81,7 +81,12 @@ for (const name of databaseNames) {
         `${failures} of ${result.requests.total} requests failed: ${result.errors} errors, ${result.timeouts} timeouts, ` +
           `statuses ${JSON.stringify(result.statusCodeStats)}, GraphQL errors ${JSON.stringify(codes)}`
       )
-      assert.ok(result.requests.total > SECONDS * 100, `only ${result.requests.total} requests in ${SECONDS} s`)
+      // Throughput measured against the warm-up's on the same machine at the same time (an absolute figure
+      // fails on a loaded machine): a server that slows down as the run goes on falls behind it.
+      assert.ok(
+        result.requests.average >= warmUp.requests.average / 2,
+        `${result.requests.average} requests/s, against ${warmUp.requests.average} in the warm-up`
+      )
       const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
       assert.ok(after.heap <= warm.heap * 1.2, `live memory grew from ${mb(warm.heap)} MB to ${mb(after.heap)} MB`)
       console.log(
