@@ -1,3 +1,4 @@
+import { printSchema } from 'graphql'
 import type { Knex } from 'knex'
 import type { TestServer } from './server'
 
@@ -22,6 +23,16 @@ export async function graphql<T = any>(
   if (typeof response.body !== 'object')
     throw new Error(`Not a GraphQL response (${response.status}): ${response.text}`)
   return { status: response.status, ...response.body }
+}
+
+/** The cursor of the record at `index` (nestjs-query's offset cursors; clients treat them as opaque). */
+export const cursor = (index: number) => Buffer.from(`arrayconnection:${index}`).toString('base64')
+
+/** The server's GraphQL schema as SDL without descriptions, all whitespace runs made one space. */
+export function compactSdl(server: TestServer) {
+  return printSchema(server.app.get('feathersQuery').graphqlSchema)
+    .replace(/\s*"""[^]*?"""/g, '')
+    .replace(/\s+/g, ' ')
 }
 
 /** The error codes of a response, in order. */
