@@ -3,8 +3,8 @@ import { GraphQLNonNull, GraphQLScalarType, GraphQLString, type GraphQLFieldConf
 import type { GraphqlSchemaPart } from '../src'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
-import { clearTables, seedTodoItems } from './support/seed'
-import { codes, graphql, seedSubTasks } from './support/graphql'
+import { clearTables, seedTodoItems, seedSubTasks } from './support/seed'
+import { codes, graphql } from './support/graphql'
 
 /**
  * Documents are compiled with graphql-jit, which answers some of them differently from graphql-js (or worse);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from './support/server'
-import { clearTables, seedTodoItems } from './support/seed'
-import { codes, cursor, graphql, seedSubTasks } from './support/graphql'
+import { clearTables, seedTodoItems, seedSubTasks } from './support/seed'
+import { codes, cursor, graphql } from './support/graphql'
 
 
 forEachDatabase('GraphQL: relations', (env) => {

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
+import { createTestDatabase } from '../../test/support/databases'
+import { rowsPerInsert } from '../../test/support/seed'
 
 export interface BenchDatabase {
   name: 'sqlite' | 'mysql'
@@ -29,43 +31,23 @@ export async function benchDatabase(name: 'sqlite' | 'mysql'): Promise<BenchData
       }
     }
   }
-  const server = new URL(process.env.MYSQL_URL!)
-  const database = `fq_bench_${process.pid}`
-  const admin = knex({ client: 'mysql2', connection: { ...knexConnection(server), database: undefined } })
-  await admin.raw('DROP DATABASE IF EXISTS ??', [database])
-  // The server's default character set and collation: the migrations must set what the API relies on.
-  await admin.raw('CREATE DATABASE ??', [database])
-  const url = new URL(server.toString())
-  url.pathname = `/${database}`
-  const db = knex(knexConfig(url.toString()))
+  const database = await createTestDatabase('mysql')
+  const db = knex(knexConfig(database.url))
   await migrateLatest(db)
   return {
     name,
-    url: url.toString(),
+    url: database.url,
     db,
     async drop() {
       await db.destroy()
-      await admin.raw('DROP DATABASE IF EXISTS ??', [database])
-      await admin.destroy()
+      await database.drop()
     }
-  }
-}
-
-function knexConnection(url: URL) {
-  return {
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-    database: undefined as string | undefined
   }
 }
 
 /** Seeds `count` todo items in one transaction, in multi-row inserts. */
 export async function seedTodoItems(db: Knex, count: number, log: (message: string) => void = () => {}) {
-  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3'
-  // Knex inserts many rows on SQLite as one compound SELECT, which SQLite caps at 500 terms.
-  const chunk = sqlite ? 400 : 5000
+  const chunk = rowsPerInsert(db, 5000)
   const base = Date.parse('2025-01-01T00:00:00.000Z')
   await db.transaction(async (trx) => {
     for (let start = 0; start < count; start += chunk) {
@@ -95,8 +77,7 @@ export function benchDatabaseNames(): Array<'sqlite' | 'mysql'> {
 
 /** Gives every todo item `perParent` sub tasks. */
 export async function seedSubTasks(db: Knex, perParent: number) {
-  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3'
-  const chunk = sqlite ? 400 : 5000
+  const chunk = rowsPerInsert(db, 5000)
   const ids: number[] = (await db('todo_items').select('id').orderBy('id')).map((row) => Number(row.id))
   const created = new Date('2025-06-01T00:00:00.000Z')
   await db.transaction(async (trx) => {
