@@ -1,14 +1,10 @@
 import { BadRequest } from '@feathersjs/errors'
 import assert from 'node:assert/strict'
 import knex, { type Knex } from 'knex'
-import { feathers } from '@feathersjs/feathers'
-import { bodyParser, koa } from '@feathersjs/koa'
 import { Type } from '@sinclair/typebox'
 import { knexConfig } from '../example/database'
 import {
   defineResource,
-  errorHandler,
-  feathersQuery,
   FilterableField,
   IDField,
   type AggregateRequest,
@@ -18,6 +14,7 @@ import {
 import { createFixtureApp, seedWidgets } from './support/fixture-app'
 import { clearTables, seedTodoItems } from './support/seed'
 import { forEachDatabase, type TestServer } from './support/server'
+import { pluginApp } from './support/plugin-app'
 
 /** A request answered with a plain list of responses. */
 type Unpartitioned = Omit<AggregateRequest, 'partitionBy'>
@@ -491,11 +488,7 @@ async function bigCountersApp(databaseUrl: string) {
     schema: Type.Object({ id: IDField(Type.Integer()), amount: FilterableField(Type.Integer()) }),
     enableAggregate: true
   })
-  const app = koa(feathers())
-  app.use(errorHandler(() => {}))
-  app.use(bodyParser())
-  app.configure(feathersQuery({ Model: db, resources: [counters] }))
-  return { app, db }
+  return pluginApp(db, [counters])
 }
 
 forEachDatabase(

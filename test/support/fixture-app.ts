@@ -1,10 +1,10 @@
 import { Forbidden } from '@feathersjs/errors'
-import { feathers, type HookContext } from '@feathersjs/feathers'
-import { koa, bodyParser } from '@feathersjs/koa'
+import type { HookContext } from '@feathersjs/feathers'
 import { Type } from '@sinclair/typebox'
 import knex, { type Knex } from 'knex'
 import { knexConfig } from '../../example/database'
-import { errorHandler, feathersQuery, FilterableField, Field, IDField, defineResource, searchFields } from '../../src'
+import { FilterableField, Field, IDField, defineResource, searchFields } from '../../src'
+import { pluginApp } from './plugin-app'
 
 /**
  * Resources that exercise every option of the resource model through the public plugin API,
@@ -93,10 +93,7 @@ export async function createFixtureApp(databaseUrl: string) {
     table.boolean('active').notNullable()
     table.string('note').nullable()
   })
-  const app = koa(feathers())
-  app.use(errorHandler(() => {}))
-  app.use(bodyParser())
-  app.configure(feathersQuery({ Model: db, resources: [widgetResource, gadgetResource] }))
+  const { app } = pluginApp(db, [widgetResource, gadgetResource])
   app.service('gadgets').hooks({ before: { find: [searchFields(['name'], { maxWords: 2, maxLength: 12 })] } })
   return { app, db }
 }
