@@ -5,7 +5,8 @@ import assert from 'node:assert/strict'
  * the run from ending. This root hook, run once after every test, names them instead of letting CI hang.
  */
 after(async function () {
-  this.timeout(10000)
+  // No mocha timer of its own, which would be a Timeout left open; the wait below is bounded.
+  this.timeout(0)
   const standard = new Set<unknown>([process.stdin, process.stdout, process.stderr])
   const open = () =>
     ((process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles() as object[]).filter(
