@@ -1,29 +1,26 @@
 import assert from 'node:assert/strict'
 
 /**
- * Mocha runs without `exit: true`, so a socket, timer, pool or child process a test leaves open would keep
- * the run from ending. This root hook, run once after every test, names them instead of letting CI hang.
+ * Mocha runs without `exit: true`, so a socket, server, pool connection or child process a test leaves open
+ * would keep the run from ending. This root hook, run once after every test, names them instead of letting CI
+ * hang. (Timers are not counted: Node lists them only as anonymous resources, among them mocha's own.)
  */
 after(async function () {
-  // No mocha timer of its own, which would be a Timeout left open; the wait below is bounded.
-  this.timeout(0)
+  this.timeout(10000)
   const standard = new Set<unknown>([process.stdin, process.stdout, process.stderr])
   const open = () =>
     ((process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles() as object[]).filter(
       (handle) => !standard.has(handle)
     )
   // Closing is asynchronous: give what the last tests closed a moment to go.
-  const pending = () => open().length + process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
-  for (let waited = 0; waited < 5000 && pending() > 0; waited += 100) {
+  for (let waited = 0; waited < 5000 && open().length > 0; waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  // Timers are no handles to `_getActiveHandles`; Node lists those that keep the process alive as resources.
-  const timers = process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout')
   const described = open().map((handle) => {
-    const { constructor, remoteAddress, remotePort, pid, _idleTimeout } = handle as Record<string, any>
-    return [constructor?.name, remoteAddress && `${remoteAddress}:${remotePort}`, pid, _idleTimeout]
+    const { constructor, remoteAddress, remotePort, pid } = handle as Record<string, any>
+    return [constructor?.name, remoteAddress && `${remoteAddress}:${remotePort}`, pid]
       .filter((part) => part !== undefined)
       .join(' ')
   })
-  assert.deepEqual([...described, ...timers], [], 'handles and timers left open after the suite')
+  assert.deepEqual(described, [], 'handles left open after the suite')
 })
