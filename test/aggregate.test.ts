@@ -1,23 +1,20 @@
 import { BadRequest } from '@feathersjs/errors'
 import assert from 'node:assert/strict'
 import knex, { type Knex } from 'knex'
-import { feathers } from '@feathersjs/feathers'
-import { bodyParser, koa } from '@feathersjs/koa'
 import { Type } from '@sinclair/typebox'
 import { knexConfig } from '../example/database'
 import {
   defineResource,
-  errorHandler,
-  feathersQuery,
   FilterableField,
   IDField,
   type AggregateRequest,
   type ResourceParams,
   type ResourceService
 } from '../src'
-import { createFixtureApp } from './support/fixture-app'
+import { createFixtureApp, seedWidgets } from './support/fixture-app'
 import { clearTables, seedTodoItems } from './support/seed'
 import { forEachDatabase, type TestServer } from './support/server'
+import { pluginApp } from './support/plugin-app'
 
 /** A request answered with a plain list of responses. */
 type Unpartitioned = Omit<AggregateRequest, 'partitionBy'>
@@ -363,30 +360,13 @@ forEachDatabase(
 
     beforeEach(async () => {
       const { db } = env.server
-      await db('widgets').delete()
-      await db('widgets').insert([
-        {
-          id: 1,
-          tenant: 'a',
-          secret: 's',
-          name: 'w1',
-          rank: 1,
-          weight: 1.5,
-          released: new Date('2026-03-01T10:00:00Z')
-        },
-        { id: 2, tenant: 'a', secret: 's', name: 'w2', rank: null, weight: 2, released: null },
-        {
-          id: 3,
-          tenant: 'a',
-          secret: 's',
-          name: 'w3',
-          rank: 2,
-          weight: 1,
-          released: new Date('2026-03-02T00:00:00Z')
-        },
-        { id: 4, tenant: 'b', secret: 's', name: 'w4', rank: 2, weight: 1, released: null },
-        { id: 5, tenant: 'a', secret: 's', name: 'w5', rank: 5, weight: 3, released: null }
-      ])
+      await seedWidgets(db, {
+        1: { secret: 's', rank: 1 },
+        2: { secret: 's' },
+        3: { secret: 's', rank: 2, released: new Date('2026-03-02T00:00:00Z') },
+        4: { secret: 's' },
+        5: { secret: 's', rank: 5 }
+      })
     })
 
     it('skips nulls in every function, averages in floating point and groups nulls first', async () => {
@@ -508,11 +488,7 @@ async function bigCountersApp(databaseUrl: string) {
     schema: Type.Object({ id: IDField(Type.Integer()), amount: FilterableField(Type.Integer()) }),
     enableAggregate: true
   })
-  const app = koa(feathers())
-  app.use(errorHandler(() => {}))
-  app.use(bodyParser())
-  app.configure(feathersQuery({ Model: db, resources: [counters] }))
-  return { app, db }
+  return pluginApp(db, [counters])
 }
 
 forEachDatabase(

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
 import { forEachDatabase, type TestServer } from './support/server'
+import { parseCsv } from './support/csv'
+import { tableRows } from './support/tables'
 import { codes, graphql } from './support/graphql'
 import { accessToken, bearer, createAuthApp, draftRules, users } from './support/auth-app'
 
@@ -94,9 +96,9 @@ async function restGetEach(caller: Caller, path: string, ids: number[], key: (id
 
 /** The first column of a CSV export, which is the id. */
 function idColumn(csv: string) {
-  const [header, ...rows] = csv.trim().split('\n')
-  assert.match(header, /^"?id"?,/)
-  return rows.map((row) => Number(row.split(',')[0]))
+  const { header, records } = parseCsv(csv)
+  assert.equal(header[0], 'id')
+  return records.map((record) => Number(record.id))
 }
 
 async function csvIds(caller: Caller, path: string, key: (id: unknown) => string) {
@@ -106,7 +108,7 @@ async function csvIds(caller: Caller, path: string, key: (id: unknown) => string
 }
 
 async function snapshot(db: Knex, table: string) {
-  const rows: Array<{ id: number }> = await db(table).select()
+  const [rows] = await tableRows(db, [table])
   return new Map(rows.map((row) => [Number(row.id), JSON.stringify(row)]))
 }
 

@@ -56,6 +56,8 @@ describe('Swagger UI and GraphiQL in a browser, offline', function () {
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
+      // CI (.ci/run) installs Chromium and says so: there, a missing browser is a failure, not a skip.
+      if (process.env.FQ_REQUIRE_BROWSER) throw new Error(`No browser at ${CHROMIUM}, and FQ_REQUIRE_BROWSER is set`)
       console.log(
         `    (skipped: no browser at ${CHROMIUM}; install Debian's chromium package to run these tests)`
       )

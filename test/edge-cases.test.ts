@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict'
-import { feathers } from '@feathersjs/feathers'
-import { koa, bodyParser } from '@feathersjs/koa'
 import { Type } from '@sinclair/typebox'
 import knex from 'knex'
 import { knexConfig } from '../example/database'
 import { createApp } from '../example/app'
-import { defineResource, errorHandler, feathersQuery, Field, FilterableField, IDField, type ResourceService } from '../src'
+import { defineResource, errorHandler, Field, FilterableField, IDField, type ResourceService } from '../src'
 import { forEachDatabase } from './support/server'
 import { createFixtureApp } from './support/fixture-app'
 import { clearTables, seedTodoItems } from './support/seed'
 import { codes, graphql } from './support/graphql'
+import { pluginApp } from './support/plugin-app'
 
 forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env) => {
   let id = 0
@@ -313,11 +312,7 @@ async function scopedParentsApp(databaseUrl: string) {
     schema: Type.Object({ id: IDField(Type.Integer()), parentId: Field(Type.Integer()) }),
     one: { parent: { resource: 'Parent', foreignKey: 'parentId' } }
   })
-  const app = koa(feathers())
-  app.use(errorHandler(() => {}))
-  app.use(bodyParser())
-  app.configure(feathersQuery({ Model: db, resources: [parents, kids] }))
-  return { app, db }
+  return pluginApp(db, [parents, kids])
 }
 
 forEachDatabase(

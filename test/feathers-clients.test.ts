@@ -5,7 +5,7 @@ import restClient from '@feathersjs/rest-client'
 import socketioClient from '@feathersjs/socketio-client'
 import { io, type Socket } from 'socket.io-client'
 import { forEachDatabase, type TestServer } from './support/server'
-import { graphql } from './support/graphql'
+import { cursor, graphql } from './support/graphql'
 import { accessToken, bearer, users } from './support/auth-app'
 import { seedTodoItems, type TodoSeed } from './support/seed'
 import { createFeathersApp, FAIL_AFTER_AUDIT, HIDDEN_FIELDS, MAX_MULTI } from './support/feathers-app'
@@ -114,7 +114,6 @@ async function rejectsWith(call: Promise<unknown>, code: number, message?: RegEx
 const byNumber = (a: number, b: number) => a - b
 const idsOf = (records: Array<{ id: number }>) => records.map((record) => record.id).sort(byNumber)
 
-const cursor = (index: number) => Buffer.from(`arrayconnection:${index}`).toString('base64')
 
 const COMPARE_QUERY = `query Compare($filter: TodoItemFilter, $sorting: [TodoItemSort!], $paging: CursorPaging) {
   todoItems(filter: $filter, sorting: $sorting, paging: $paging) { totalCount edges { node { id title } } }

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict'
 import { feathers } from '@feathersjs/feathers'
 import { koa } from '@feathersjs/koa'
 import { Type } from '@sinclair/typebox'
-import { printSchema } from 'graphql'
 import knex from 'knex'
 import {
   ConfigurationError,
@@ -14,7 +13,7 @@ import {
 } from '../src'
 import { createAggregateFixtureApp } from './support/aggregate-fixture-app'
 import { forEachDatabase } from './support/server'
-import { codes, graphql } from './support/graphql'
+import { codes, compactSdl, graphql } from './support/graphql'
 
 const ACME = { 'x-tenant': 'acme' }
 
@@ -24,9 +23,7 @@ forEachDatabase(
     let sdl: string
 
     before(async () => {
-      sdl = printSchema(env.server.app.get('feathersQuery').graphqlSchema)
-        .replace(/\s*"""[^]*?"""/g, '')
-        .replace(/\s+/g, ' ')
+      sdl = compactSdl(env.server)
       await env.server.db('libraries').insert([
         { id: 1, name: 'North' },
         { id: 2, name: 'South' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from './support/server'
-import { clearTables, seedTodoItems } from './support/seed'
-import { codes, graphql, seedSubTasks, type SubTaskSeed } from './support/graphql'
+import { clearTables, seedTodoItems, seedSubTasks, type SubTaskSeed } from './support/seed'
+import { codes, graphql } from './support/graphql'
 
 const PARENTS = 12
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { NotAuthenticated } from '@feathersjs/errors'
-import { feathers, type HookContext } from '@feathersjs/feathers'
-import { bodyParser, koa } from '@feathersjs/koa'
+import type { HookContext } from '@feathersjs/feathers'
 import { Type } from '@sinclair/typebox'
 import knex from 'knex'
 import { knexConfig } from '../example/database'
-import { defineResource, errorHandler, feathersQuery, FilterableField, IDField } from '../src'
+import { defineResource, FilterableField, IDField } from '../src'
 import { forEachDatabase } from './support/server'
 import { codes, graphql } from './support/graphql'
+import { pluginApp } from './support/plugin-app'
 
 /** The caller is whoever the `x-user` header names; every record belongs to an owner. */
 const caller = (context: HookContext) => context.params.headers?.['x-user'] as string | undefined
@@ -57,11 +57,7 @@ async function createAuthorizationApp(databaseUrl: string) {
     table.string('text').notNullable()
     table.integer('folderId').notNullable()
   })
-  const app = koa(feathers())
-  app.use(errorHandler(() => {}))
-  app.use(bodyParser())
-  app.configure(feathersQuery({ Model: db, resources: [folderResource, noteResource] }))
-  return { app, db }
+  return pluginApp(db, [folderResource, noteResource])
 }
 
 forEachDatabase(

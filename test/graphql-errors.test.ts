@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { Conflict, Forbidden, GeneralError, NotAuthenticated, Unavailable } from '@feathersjs/errors'
 import type { HookContext } from '@feathersjs/feathers'
 import { forEachDatabase } from './support/server'
-import { clearTables, seedTodoItems } from './support/seed'
-import { codes, graphql, seedSubTasks } from './support/graphql'
+import { clearTables, seedTodoItems, seedSubTasks } from './support/seed'
+import { codes, graphql } from './support/graphql'
 
 /** Errors a test asks the TodoItem service to throw, through the `x-fail` header. */
 const FAILURES: Record<string, () => Error> = {

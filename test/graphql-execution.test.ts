@@ -3,8 +3,8 @@ import { GraphQLNonNull, GraphQLScalarType, GraphQLString, type GraphQLFieldConf
 import type { GraphqlSchemaPart } from '../src'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
-import { clearTables, seedTodoItems } from './support/seed'
-import { codes, graphql, seedSubTasks } from './support/graphql'
+import { clearTables, seedTodoItems, seedSubTasks } from './support/seed'
+import { codes, graphql } from './support/graphql'
 
 /**
  * Documents are compiled with graphql-jit, which answers some of them differently from graphql-js (or worse);
@@ -89,12 +89,20 @@ forEachDatabase('GraphQL: compiled execution answers like graphql-js', (env) => 
       fragment G0 on TodoItem { id title description completed created updated }
       fragment G1 on TodoItem { ${aliases(nested('G0'))} }
       fragment G2 on TodoItem { ${aliases(nested('G1'))} }`
-    const started = Date.now()
-    const response = await graphql(env.server, document)
-    // Compiled, this took 1.6 to 2.2 s and kept about 95 MB for as long as the document stayed cached.
-    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`)
-    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
-    assert.ok(response.data.todoItems.edges.length === 1)
+    const timed = async () => {
+      const started = performance.now()
+      const response = await graphql(env.server, document)
+      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      assert.ok(response.data.todoItems.edges.length === 1)
+      return performance.now() - started
+    }
+    // Compiled, the first run took 1.6 to 2.2 s on an idle machine and kept about 95 MB for as long as the
+    // document stayed cached; later runs reuse what the first one made. The first run is measured against
+    // later ones on the same machine at the same time, not against a clock a loaded machine may miss:
+    // interpreted, it took 2.5 to 3.5 times a later run; compiled, 20 to 30 times.
+    const first = await timed()
+    const later = Math.min(await timed(), await timed(), await timed())
+    assert.ok(first < 8 * later + 200, `the first run took ${first.toFixed(0)} ms, later ones ${later.toFixed(0)} ms`)
   })
 
   it('applies @skip and @include to one fragment spread only', async () => {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
-import { printSchema } from 'graphql'
 import { forEachDatabase } from './support/server'
-import { createFixtureApp } from './support/fixture-app'
-import { codes, graphql } from './support/graphql'
+import { createFixtureApp, seedWidgets } from './support/fixture-app'
+import { codes, compactSdl, graphql } from './support/graphql'
 
 const WIDGETS = `query Widgets($filter: WidgetFilter!, $paging: CursorPaging, $sorting: [WidgetSort!]) {
   widgets(filter: $filter, paging: $paging, sorting: $sorting) {
@@ -16,30 +15,7 @@ forEachDatabase(
   (env) => {
     beforeEach(async () => {
       const { db } = env.server
-      await db('widgets').delete()
-      await db('widgets').insert([
-        {
-          id: 1,
-          tenant: 'a',
-          secret: 's1',
-          name: 'w1',
-          rank: 2,
-          weight: 1.5,
-          released: new Date('2026-03-01T10:00:00Z')
-        },
-        { id: 2, tenant: 'a', secret: 's2', name: 'w2', rank: null, weight: 2, released: null },
-        {
-          id: 3,
-          tenant: 'a',
-          secret: 's1',
-          name: 'w3',
-          rank: 5,
-          weight: 1,
-          released: new Date('2026-02-01T10:00:00Z')
-        },
-        { id: 4, tenant: 'b', secret: 's1', name: 'w4', rank: 2, weight: 1, released: null },
-        { id: 5, tenant: 'a', secret: 's3', name: 'w5', rank: 2, weight: 3, released: null }
-      ])
+      await seedWidgets(db, { 3: { released: new Date('2026-02-01T10:00:00Z') } })
       await db('gadgets').delete()
       await db('gadgets').insert([
         { id: 'g-1', name: 'on', active: true, note: 'n' },
@@ -55,9 +31,7 @@ forEachDatabase(
     }
 
     it('shapes the schema after the field options', () => {
-      const sdl = printSchema(env.server.app.get('feathersQuery').graphqlSchema)
-        .replace(/\s*"""[^]*?"""/g, '')
-        .replace(/\s+/g, ' ')
+      const sdl = compactSdl(env.server)
       for (const expected of [
         'widgets( paging: CursorPaging = {first: 2} filter: WidgetFilter! sorting: [WidgetSort!] = [] ): WidgetConnection!',
         'type Widget { id: ID! tenant: String! name: String! rank: Int weight: Float! released: DateTime }',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from './support/server'
 import { clearTables, seedTodoItems } from './support/seed'
-import { codes, graphql } from './support/graphql'
+import { codes, cursor, graphql } from './support/graphql'
 
 const PAGE = `query Page($paging: CursorPaging, $sorting: [TodoItemSort!], $filter: TodoItemFilter) {
   todoItems(paging: $paging, sorting: $sorting, filter: $filter) {
@@ -10,7 +10,6 @@ const PAGE = `query Page($paging: CursorPaging, $sorting: [TodoItemSort!], $filt
   }
 }`
 
-const cursor = (index: number) => Buffer.from(`arrayconnection:${index}`).toString('base64')
 const title = (n: number) => `item-${String(n).padStart(2, '0')}`
 
 forEachDatabase('GraphQL: cursor paging and sorting', (env) => {

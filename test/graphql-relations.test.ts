@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from './support/server'
-import { clearTables, seedTodoItems } from './support/seed'
-import { codes, graphql, seedSubTasks } from './support/graphql'
+import { clearTables, seedTodoItems, seedSubTasks } from './support/seed'
+import { codes, cursor, graphql } from './support/graphql'
 
-const cursor = (index: number) => Buffer.from(`arrayconnection:${index}`).toString('base64')
 
 forEachDatabase('GraphQL: relations', (env) => {
   let parents: number[]

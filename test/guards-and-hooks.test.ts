@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
 import { forEachDatabase, type TestServer } from './support/server'
+import { parseCsv } from './support/csv'
+import { tableRows } from './support/tables'
 import { codes, graphql } from './support/graphql'
 import { accessToken, bearer, createAuthApp } from './support/auth-app'
 import { advanceIdSequences } from './support/seed'
@@ -29,9 +31,8 @@ async function seed(db: Knex) {
 }
 
 /** Every row of the tables the tests write to, to show that a refused request changed nothing. */
-async function everything(db: Knex) {
-  const tables = ['todo_items', 'sub_tasks', 'announcements', 'notes']
-  return Promise.all(tables.map((table) => db(table).select().orderBy('id')))
+function everything(db: Knex) {
+  return tableRows(db, ['todo_items', 'sub_tasks', 'announcements', 'notes'])
 }
 
 /** Every REST endpoint of TodoItem, whose resource-level guard is `authenticate('jwt')`. */
@@ -244,12 +245,8 @@ forEachDatabase(
         )
         const csv = await http('GET', '/todo-items/export', undefined, headers)
         assert.deepEqual(
-          csv.text
-            .trim()
-            .split('\n')
-            .slice(1)
-            .map((row) => row.split(',')[1]),
-          ['"ann open"']
+          parseCsv(csv.text).records.map((record) => record.title),
+          ['ann open']
         )
         const response = await graphql(
           env.server,

@@ -2,17 +2,16 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 import { forEachDatabase } from './support/server'
+import { tableRows } from './support/tables'
 import { clearTables, seedTodoItems } from './support/seed'
 import { hostileCorpus, type HostileRequest } from './support/hostile-corpus'
 
 const CORPUS_SIZE = 6000
 
 async function checksum(db: Knex) {
-  const hash = createHash('sha256')
-  for (const table of ['todo_items', 'sub_tasks']) {
-    hash.update(JSON.stringify(await db(table).select('*').orderBy('id')))
-  }
-  return hash.digest('hex')
+  return createHash('sha256')
+    .update(JSON.stringify(await tableRows(db, ['todo_items', 'sub_tasks'])))
+    .digest('hex')
 }
 
 interface Outcome {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
-import { clearTables, numberedItems, seedTodoItems } from './support/seed'
-import { codes, graphql, seedSubTasks } from './support/graphql'
+import { clearTables, numberedItems, seedTodoItems, seedSubTasks } from './support/seed'
+import { codes, graphql } from './support/graphql'
 import { aliased, assertServedMeanwhile, connectionsClaimedDuring, probeDuring } from './support/contention'
 
 /** A filter each row takes a while to match: twenty case-insensitive patterns. */

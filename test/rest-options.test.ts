@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from './support/server'
-import { createFixtureApp } from './support/fixture-app'
+import { createFixtureApp, seedWidgets } from './support/fixture-app'
 
 const names = (body: Array<{ name: string }>) => body.map((record) => record.name)
 
@@ -8,15 +8,7 @@ forEachDatabase(
   'REST options: Widget (filterRequired, filterOnly, defaultSort, page sizes, paths, guards, soft delete)',
   (env) => {
     beforeEach(async () => {
-      const { db } = env.server
-      await db('widgets').delete()
-      await db('widgets').insert([
-        { id: 1, tenant: 'a', secret: 's1', name: 'w1', rank: 2, weight: 1.5, released: new Date('2026-03-01T10:00:00Z') },
-        { id: 2, tenant: 'a', secret: 's2', name: 'w2', rank: null, weight: 2, released: null },
-        { id: 3, tenant: 'a', secret: 's1', name: 'w3', rank: 5, weight: 1, released: null },
-        { id: 4, tenant: 'b', secret: 's1', name: 'w4', rank: 2, weight: 1, released: null },
-        { id: 5, tenant: 'a', secret: 's3', name: 'w5', rank: 2, weight: 3, released: null }
-      ])
+      await seedWidgets(env.server.db)
     })
 
     it('requires the filterRequired parameter on list and export', async () => {

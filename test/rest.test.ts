@@ -199,6 +199,12 @@ forEachDatabase('REST: TodoItem collection', (env) => {
     const backslash = await env.server.http('GET', '/todo-items?query=Item%5C&limit=50')
     assert.equal(backslash.status, 200, backslash.text)
     assert.deepEqual(backslash.body.nodes, [])
+    const [withBackslash] = await seedTodoItems(env.server.db, [{ title: 'C:\\Temp\\Items' }])
+    for (const query of ['p%5CI', 'C%3A%5CT', 'TEMP%5C']) {
+      const found = await env.server.http('GET', `/todo-items?query=${query}&limit=50`)
+      assert.deepEqual(found.body.nodes.map((node: { id: number }) => node.id), [withBackslash], query)
+    }
+    await env.server.db('todo_items').where('id', withBackslash).delete()
   })
 
   it('caps the search text at 10 words and 200 characters, on the list and the export', async () => {

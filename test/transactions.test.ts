@@ -5,9 +5,17 @@ import { createApp } from '../example/app'
 import { forEachDatabase } from './support/server'
 import { clearTables, seedTodoItems } from './support/seed'
 
+/** What the nested write of a patch made and saw, inside the transaction, before the after hook failed. */
+interface NestedWrite {
+  subTaskId: number
+  seenInTransaction: boolean
+}
+
 /** The example app with application hooks that fail after the write, and one that writes elsewhere first. */
 async function appWithFailingHooks(databaseUrl: string) {
   const { app, db } = await createApp({ databaseUrl })
+  const nestedWrites: NestedWrite[] = []
+  app.set('nestedWrites', nestedWrites)
   const failIfAsked = (context: HookContext) => {
     if (context.params.headers?.['x-fail'] === 'after') throw new BadRequest('The after hook refused')
   }
@@ -17,11 +25,14 @@ async function appWithFailingHooks(databaseUrl: string) {
       patch: [
         async (context: HookContext) => {
           if (context.params.headers?.['x-fail'] !== 'after') return
-          await context.app.service('sub-tasks').create(
-            { title: 'made by a hook', todoItemId: String(context.id) },
-            { headers: {} }
-          )
-          await context.app.service('sub-tasks').find({ query: {} })
+          const subTask = await context.app
+            .service('sub-tasks')
+            .create({ title: 'made by a hook', todoItemId: String(context.id) }, { headers: {} })
+          const found = await context.app.service('sub-tasks').find({ query: {} })
+          nestedWrites.push({
+            subTaskId: subTask.id,
+            seenInTransaction: JSON.stringify(found).includes(`"title":"made by a hook"`)
+          })
         }
       ]
     },
@@ -46,8 +57,15 @@ forEachDatabase(
 
     it('rolls back an update and the writes its hooks made through other services', async () => {
       const [id] = await seedTodoItems(env.server.db, [{ title: 'before' }])
+      const nestedWrites: NestedWrite[] = env.server.app.get('nestedWrites')
+      nestedWrites.length = 0
       const response = await env.server.http('PATCH', `/todo-items/${id}`, { title: 'after' }, { 'x-fail': 'after' })
       assert.equal(response.status, 400)
+      // The after hook's refusal, not an earlier failure of the nested write (which would leave nothing to undo).
+      assert.equal(response.body.message, 'The after hook refused')
+      assert.equal(nestedWrites.length, 1, 'the hook wrote through the sub-tasks service')
+      assert.ok(nestedWrites[0].seenInTransaction, 'the hook read its own write back')
+      assert.equal(await env.server.db('sub_tasks').where('id', nestedWrites[0].subTaskId).first(), undefined)
       const row = await env.server.db('todo_items').where('id', id).first()
       assert.equal(row.title, 'before')
       assert.deepEqual(await env.server.db('sub_tasks').select('id'), [])
@@ -57,6 +75,7 @@ forEachDatabase(
       const [id] = await seedTodoItems(env.server.db, [{ title: 'stays' }])
       const response = await env.server.http('DELETE', `/todo-items/${id}`, undefined, { 'x-fail': 'after' })
       assert.equal(response.status, 400)
+      assert.equal(response.body.message, 'The after hook refused')
       assert.equal((await env.server.db('todo_items').where('id', id).first()).title, 'stays')
     })
 

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
+import { createTestDatabase } from '../../test/support/databases'
+import { rowsPerInsert } from '../../test/support/seed'
 
 export type BenchDatabaseName = 'sqlite' | 'mysql' | 'postgres'
 
@@ -34,67 +36,23 @@ export async function benchDatabase(name: BenchDatabaseName): Promise<BenchDatab
       }
     }
   }
-  if (name === 'postgres') return postgresBenchDatabase()
-  const server = new URL(process.env.MYSQL_URL!)
-  const database = `fq_bench_${process.pid}`
-  const admin = knex({ client: 'mysql2', connection: { ...knexConnection(server), database: undefined } })
-  await admin.raw('DROP DATABASE IF EXISTS ??', [database])
-  await admin.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [database])
-  const url = new URL(server.toString())
-  url.pathname = `/${database}`
-  const db = knex(knexConfig(url.toString()))
+  const database = await createTestDatabase(name)
+  const db = knex(knexConfig(database.url))
   await migrateLatest(db)
   return {
     name,
-    url: url.toString(),
+    url: database.url,
     db,
     async drop() {
       await db.destroy()
-      await admin.raw('DROP DATABASE IF EXISTS ??', [database])
-      await admin.destroy()
+      await database.drop()
     }
-  }
-}
-
-/** The "C" collation, as the test databases: the example's migrations set it per column anyway. */
-async function postgresBenchDatabase(): Promise<BenchDatabase> {
-  const database = `fq_bench_${process.pid}`
-  const admin = knex({ client: 'pg', connection: process.env.PG_URL!, pool: { min: 0, max: 1 } })
-  await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [database])
-  await admin.raw("CREATE DATABASE ?? TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", [
-    database
-  ])
-  const url = new URL(process.env.PG_URL!)
-  url.pathname = `/${database}`
-  const db = knex(knexConfig(url.toString()))
-  await migrateLatest(db)
-  return {
-    name: 'postgres',
-    url: url.toString(),
-    db,
-    async drop() {
-      await db.destroy()
-      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [database])
-      await admin.destroy()
-    }
-  }
-}
-
-function knexConnection(url: URL) {
-  return {
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-    database: undefined as string | undefined
   }
 }
 
 /** Seeds `count` todo items in one transaction, in multi-row inserts. */
 export async function seedTodoItems(db: Knex, count: number, log: (message: string) => void = () => {}) {
-  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3'
-  // Knex inserts many rows on SQLite as one compound SELECT, which SQLite caps at 500 terms.
-  const chunk = sqlite ? 400 : 5000
+  const chunk = rowsPerInsert(db, 5000)
   const base = Date.parse('2025-01-01T00:00:00.000Z')
   await db.transaction(async (trx) => {
     for (let start = 0; start < count; start += chunk) {
@@ -131,8 +89,7 @@ export function benchDatabaseNames(): BenchDatabaseName[] {
 
 /** Gives every todo item `perParent` sub tasks. */
 export async function seedSubTasks(db: Knex, perParent: number) {
-  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3'
-  const chunk = sqlite ? 400 : 5000
+  const chunk = rowsPerInsert(db, 5000)
   const ids: number[] = (await db('todo_items').select('id').orderBy('id')).map((row) => Number(row.id))
   const created = new Date('2025-06-01T00:00:00.000Z')
   await db.transaction(async (trx) => {

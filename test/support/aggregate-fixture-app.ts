@@ -1,10 +1,10 @@
 import { NotAuthenticated } from '@feathersjs/errors'
-import { feathers, type HookContext } from '@feathersjs/feathers'
-import { bodyParser, koa } from '@feathersjs/koa'
+import type { HookContext } from '@feathersjs/feathers'
 import { Type } from '@sinclair/typebox'
 import knex from 'knex'
 import { knexConfig } from '../../example/database'
-import { defineResource, errorHandler, feathersQuery, Field, FilterableField, IDField } from '../../src'
+import { defineResource, Field, FilterableField, IDField } from '../../src'
+import { pluginApp } from './plugin-app'
 
 /**
  * Resources for each aggregate switch, next to the example application (where everything is on):
@@ -119,14 +119,5 @@ export async function createAggregateFixtureApp(databaseUrl: string) {
     table.string('account').notNullable()
     table.double('amount').notNullable()
   })
-  const app = koa(feathers())
-  app.use(errorHandler(() => {}))
-  app.use(bodyParser())
-  app.configure(
-    feathersQuery({
-      Model: db,
-      resources: [libraryResource, bookResource, reviewResource, tagResource, entryResource]
-    })
-  )
-  return { app, db }
+  return pluginApp(db, [libraryResource, bookResource, reviewResource, tagResource, entryResource])
 }

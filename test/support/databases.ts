@@ -35,7 +35,8 @@ export async function createTestDatabase(name: DatabaseName): Promise<TestDataba
       password: decodeURIComponent(server.password)
     }
   })
-  await admin.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [database])
+  // The server's default character set and collation: the migrations must set what the API relies on.
+  await admin.raw('CREATE DATABASE ??', [database])
   await admin.destroy()
   const url = new URL(server.toString())
   url.pathname = `/${database}`

@@ -1,19 +1,12 @@
-import { feathers } from '@feathersjs/feathers'
-import { bodyParser, koa } from '@feathersjs/koa'
+import { bodyParser } from '@feathersjs/koa'
 import knex from 'knex'
-import {
-  errorHandler,
-  feathersQuery,
-  type FeathersQueryOptions,
-  type GraphqlOptions,
-  type QueryLimits,
-  type ResourceDefinition
-} from '../../src'
+import type { FeathersQueryOptions, GraphqlOptions, QueryLimits, ResourceDefinition } from '../../src'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 import { todoItemResource } from '../../example/resources/todo-item'
 import { subTaskResource } from '../../example/resources/sub-task'
 import type { AppFactory } from './server'
+import { pluginApp } from './plugin-app'
 
 /**
  * The example's resources in an app of their own, for tests of plugin options: the bare middleware, the
@@ -32,13 +25,10 @@ export function exampleResourcesApp(options: {
   return async (databaseUrl) => {
     const db = knex(knexConfig(databaseUrl))
     await migrateLatest(db)
-    const app = koa(feathers())
-    app.use(options.quietErrors ? errorHandler(() => {}) : errorHandler())
-    app.use(bodyParser(options.bodyParser))
-    const resources = options.resources ?? [todoItemResource, subTaskResource]
-    app.configure(
-      feathersQuery({ Model: db, resources, graphql: options.graphql, limits: options.limits, ...options.plugin })
-    )
-    return { app, db }
+    return pluginApp(db, options.resources ?? [todoItemResource, subTaskResource], {
+      quietErrors: options.quietErrors ?? false,
+      bodyParser: options.bodyParser,
+      plugin: { graphql: options.graphql, limits: options.limits, ...options.plugin }
+    })
   }
 }

@@ -1,10 +1,10 @@
 import { Forbidden } from '@feathersjs/errors'
-import { feathers, type HookContext } from '@feathersjs/feathers'
-import { koa, bodyParser } from '@feathersjs/koa'
+import type { HookContext } from '@feathersjs/feathers'
 import { Type } from '@sinclair/typebox'
-import knex from 'knex'
+import knex, { type Knex } from 'knex'
 import { knexConfig } from '../../example/database'
-import { errorHandler, feathersQuery, FilterableField, Field, IDField, defineResource, searchFields } from '../../src'
+import { FilterableField, Field, IDField, defineResource, searchFields } from '../../src'
+import { pluginApp } from './plugin-app'
 
 /**
  * Resources that exercise every option of the resource model through the public plugin API,
@@ -60,6 +60,21 @@ export const gadgetResource = defineResource({
   export: { maxRows: 2 }
 })
 
+/** The widgets the option tests start from: tenant a has four, tenant b one; ranks tie and one is null. */
+const WIDGET_ROWS = [
+  { id: 1, tenant: 'a', secret: 's1', name: 'w1', rank: 2, weight: 1.5, released: new Date('2026-03-01T10:00:00Z') },
+  { id: 2, tenant: 'a', secret: 's2', name: 'w2', rank: null, weight: 2, released: null },
+  { id: 3, tenant: 'a', secret: 's1', name: 'w3', rank: 5, weight: 1, released: null },
+  { id: 4, tenant: 'b', secret: 's1', name: 'w4', rank: 2, weight: 1, released: null },
+  { id: 5, tenant: 'a', secret: 's3', name: 'w5', rank: 2, weight: 3, released: null }
+]
+
+/** Replaces the widgets with WIDGET_ROWS, each changed by `changes[id]` where a test needs other values. */
+export async function seedWidgets(db: Knex, changes: Record<number, Partial<(typeof WIDGET_ROWS)[number]>> = {}) {
+  await db('widgets').delete()
+  await db('widgets').insert(WIDGET_ROWS.map((row) => ({ ...row, ...changes[row.id] })))
+}
+
 export async function createFixtureApp(databaseUrl: string) {
   const db = knex(knexConfig(databaseUrl))
   await db.schema.createTable('widgets', (table) => {
@@ -78,10 +93,7 @@ export async function createFixtureApp(databaseUrl: string) {
     table.boolean('active').notNullable()
     table.string('note').nullable()
   })
-  const app = koa(feathers())
-  app.use(errorHandler(() => {}))
-  app.use(bodyParser())
-  app.configure(feathersQuery({ Model: db, resources: [widgetResource, gadgetResource] }))
+  const { app } = pluginApp(db, [widgetResource, gadgetResource])
   app.service('gadgets').hooks({ before: { find: [searchFields(['name'], { maxWords: 2, maxLength: 12 })] } })
   return { app, db }
 }

@@ -3,6 +3,16 @@
  * on purpose (an unknown or ill-typed field, a missing record, a broken body), so that the database must be
  * exactly as before once the corpus has run; read requests may be valid and carry hostile values anyway.
  */
+import { standIns } from '../../src/service/compiled-statement'
+
+/**
+ * The values the statement compiler binds in place of a caller's while it compiles a shape (two strings, and
+ * two of the integers LIMIT and OFFSET stand in as): a caller sending one must get its own value's answer.
+ */
+export const STAND_INS = standIns(4, 2)
+export const STAND_IN_STRINGS = STAND_INS.filter((value): value is string => typeof value === 'string')
+export const STAND_IN_INTEGERS = STAND_INS.filter((value): value is number => typeof value === 'number')
+
 export interface HostileRequest {
   method: string
   path: string
@@ -63,7 +73,9 @@ export const HOSTILE_STRINGS = [
   '=cmd|"/c calc"!A1',
   // graphql-jit's own markers, which it once turned back into code when they appeared in a literal.
   '__MAGIC_DATE__33a9e76d_02e0_4128_8e92_3530ad3da74d0),x:(globalThis.FQ_HOSTILE=1),y:(0',
-  '__MAGIC_NAN__57f286b9_4c20_487f_b409_79804ddcb4f8'
+  '__MAGIC_NAN__57f286b9_4c20_487f_b409_79804ddcb4f8',
+  ...STAND_IN_STRINGS,
+  ...STAND_IN_INTEGERS.map(String)
 ]
 
 const HOSTILE_VALUES: unknown[] = [
@@ -75,6 +87,7 @@ const HOSTILE_VALUES: unknown[] = [
   2 ** 53 + 1,
   -(2 ** 63),
   1e308,
+  ...STAND_IN_INTEGERS,
   true,
   false,
   null,

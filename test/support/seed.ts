@@ -9,6 +9,15 @@ export interface TodoSeed {
   createdBy?: string | null
 }
 
+/**
+ * Rows per multi-row INSERT: knex inserts many rows on SQLite as one compound SELECT, which SQLite caps at 500
+ * terms; other databases take `wanted`.
+ */
+export function rowsPerInsert(db: Knex, wanted = 500) {
+  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3'
+  return sqlite ? Math.min(wanted, 400) : wanted
+}
+
 /** Inserts todo items straight into the table (bulk, fast) and returns their ids in order. */
 export async function seedTodoItems(db: Knex, items: TodoSeed[], chunk = 500): Promise<number[]> {
   const base = Date.parse('2026-01-01T00:00:00.000Z')
@@ -25,9 +34,7 @@ export async function seedTodoItems(db: Knex, items: TodoSeed[], chunk = 500): P
       updatedBy: item.createdBy ?? null
     }
   })
-  // SQLite refuses compound SELECTs of more than 500 terms, which is how knex batches its inserts there.
-  const sqlite = (db.client as { dialect?: string }).dialect === 'sqlite3'
-  await db.batchInsert('todo_items', rows, sqlite ? Math.min(chunk, 400) : chunk)
+  await db.batchInsert('todo_items', rows, rowsPerInsert(db, chunk))
   const ids = await db('todo_items').select('id').orderBy('id', 'desc').limit(items.length)
   return ids.map((row) => Number(row.id)).reverse()
 }
@@ -57,4 +64,31 @@ export async function advanceIdSequences(db: Knex, tables: string[]) {
       [table, table]
     )
   }
+}
+
+export interface SubTaskSeed {
+  todoItemId: number
+  title: string
+  description?: string | null
+  completed?: boolean
+  created?: string
+}
+
+/** Inserts sub-tasks straight into the table and returns their ids in order. */
+export async function seedSubTasks(db: Knex, items: SubTaskSeed[]): Promise<number[]> {
+  const base = Date.parse('2026-02-01T00:00:00.000Z')
+  const rows = items.map((item, index) => {
+    const created = item.created ? new Date(item.created) : new Date(base + index * 1000)
+    return {
+      todoItemId: item.todoItemId,
+      title: item.title,
+      description: item.description ?? null,
+      completed: item.completed ?? false,
+      created,
+      updated: created
+    }
+  })
+  await db.batchInsert('sub_tasks', rows, rowsPerInsert(db))
+  const ids = await db('sub_tasks').select('id').orderBy('id', 'desc').limit(items.length)
+  return ids.map((row) => Number(row.id)).reverse()
 }

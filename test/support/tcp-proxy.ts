@@ -2,11 +2,13 @@ import net from 'node:net'
 
 /**
  * A TCP proxy to a database that a test can cut (open connections reset, new ones refused, as when the
- * server stops) and restore (listening again on the same port, as when it comes back).
+ * server stops), hang (nothing reaches either side any more and nothing is refused, as when a network drops
+ * packets) and restore (listening again on the same port and forwarding again, as when it comes back).
  */
 export class TcpProxy {
   private server?: net.Server
   private sockets = new Set<net.Socket>()
+  private hanging = false
   port = 0
 
   constructor(
@@ -16,6 +18,13 @@ export class TcpProxy {
 
   async start(port = 0) {
     this.server = net.createServer((client) => {
+      if (this.hanging) {
+        // Accepted and never answered: the client waits for a greeting that does not come.
+        this.sockets.add(client)
+        client.on('close', () => this.sockets.delete(client))
+        client.on('error', () => client.destroy())
+        return
+      }
       const upstream = net.connect(this.targetPort, this.targetHost)
       for (const socket of [client, upstream]) {
         this.sockets.add(socket)
@@ -37,7 +46,23 @@ export class TcpProxy {
     await new Promise<void>((resolve) => this.server!.close(() => resolve()))
   }
 
+  /** Open connections stop forwarding (they are not closed) and new ones are accepted and ignored. */
+  async hang() {
+    this.hanging = true
+    if (!this.server?.listening) await this.start(this.port)
+    for (const socket of this.sockets) {
+      socket.unpipe()
+      socket.pause()
+    }
+  }
+
   async restore() {
+    if (this.hanging) {
+      // The hung connections carry half-sent statements: the only way back is to drop them.
+      this.hanging = false
+      for (const socket of this.sockets) socket.destroy()
+      this.sockets.clear()
+    }
     if (!this.server?.listening) await this.start(this.port)
   }
 

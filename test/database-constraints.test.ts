@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { Type } from '@sinclair/typebox'
+import { defineResource, Field, FilterableField, IDField } from '../src'
+import { subTaskResource } from '../example/resources/sub-task'
+import { todoItemResource } from '../example/resources/todo-item'
+import { exampleResourcesApp } from './support/example-resources-app'
+import { forEachDatabase } from './support/server'
+import { clearTables, seedTodoItems } from './support/seed'
+
+/**
+ * Sub tasks through a resource that checks less than the table does: its title may be null and its parent is
+ * no relation the plugin checks. What the schema lets through, the database's NOT NULL and foreign key refuse,
+ * and those refusals must reach the client as the 400s they are, not as 500s.
+ */
+const looseSubTaskResource = defineResource({
+  name: 'LooseSubTask',
+  table: 'sub_tasks',
+  basePath: 'loose-sub-tasks',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    title: FilterableField(Type.String({ maxLength: 100 }), { nullable: true }),
+    completed: Field(Type.Boolean({ default: false })),
+    created: Field(Type.String({ format: 'date-time' })),
+    updated: Field(Type.String({ format: 'date-time' })),
+    todoItemId: FilterableField(Type.Integer())
+  })
+})
+
+const looseApp = exampleResourcesApp({ quietErrors: true, resources: [todoItemResource, subTaskResource, looseSubTaskResource] })
+
+forEachDatabase(
+  'Database constraints: what only the table refuses is a 400',
+  (env) => {
+    let parent: number
+    const at = '2026-01-01T00:00:00.000Z'
+    before(async () => {
+      await clearTables(env.server.db)
+      ;[parent] = await seedTodoItems(env.server.db, [{ title: 'parent' }])
+    })
+
+    const subTasks = async () => env.server.db('sub_tasks').select('id')
+
+    it('answers a NOT NULL violation with a 400 naming the column, and writes nothing', async () => {
+      const response = await env.server.http('POST', '/loose-sub-tasks', {
+        title: null,
+        created: at,
+        updated: at,
+        todoItemId: parent
+      })
+      assert.equal(response.status, 400, response.text)
+      assert.equal(response.body.name, 'BadRequest')
+      assert.deepEqual(response.body.errors, [{ field: 'body.title', message: 'violates a database constraint' }])
+      assert.deepEqual(await subTasks(), [])
+    })
+
+    it('answers a foreign key violation with a 400, and writes nothing', async () => {
+      const response = await env.server.http('POST', '/loose-sub-tasks', {
+        title: 'orphan',
+        created: at,
+        updated: at,
+        todoItemId: parent + 1000
+      })
+      assert.equal(response.status, 400, response.text)
+      assert.equal(response.body.name, 'BadRequest')
+      assert.match(response.body.message, /violates a database constraint/)
+      assert.ok(!/insert into/i.test(response.text), 'no SQL in the answer')
+      assert.deepEqual(await subTasks(), [])
+      const fine = await env.server.http('POST', '/loose-sub-tasks', {
+        title: 'child',
+        created: at,
+        updated: at,
+        todoItemId: parent
+      })
+      assert.equal(fine.status, 201, fine.text)
+    })
+  },
+  looseApp
+)
