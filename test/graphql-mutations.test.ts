@@ -281,8 +281,9 @@ forEachDatabase(
         schema.data.__type.inputFields.map((field: { name: string }) => field.name),
         ['color']
       )
-      const [id] = await env.server.db('labels').insert({ name: 'urgent', color: 'red' })
-      const labelId = id ?? 1
+      await env.server.db('labels').insert({ name: 'urgent', color: 'red' })
+      // Read back, as PostgreSQL's insert answers no id without `returning`.
+      const labelId = Number((await env.server.db('labels').where({ name: 'urgent' }).first('id')).id)
       const guarded = await as(ann, `mutation { deleteOneLabel(input: { id: ${labelId} }) { name } }`)
       assert.deepEqual(codes(guarded), ['BAD_USER_INPUT'])
       const removed = await as(

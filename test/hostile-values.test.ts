@@ -4,9 +4,13 @@ import { HOSTILE_STRINGS, STAND_IN_INTEGERS } from './support/hostile-corpus'
 import { forEachDatabase } from './support/server'
 import { clearTables, seedTodoItems } from './support/seed'
 
-/** What the example's schema stores: a title of 1 to 100 characters, a description of at most 1,000. */
-const titles = HOSTILE_STRINGS.filter((value) => value.length >= 1 && value.length <= 100)
-const descriptions = HOSTILE_STRINGS.filter((value) => value.length <= 1000)
+/**
+ * What the example's schema stores: a title of 1 to 100 characters, a description of at most 1,000, neither
+ * with a NUL character (PostgreSQL cannot store one, so every database refuses it: edge-cases.test.ts).
+ */
+const storable = HOSTILE_STRINGS.filter((value) => !value.includes('\u0000'))
+const titles = storable.filter((value) => value.length >= 1 && value.length <= 100)
+const descriptions = storable.filter((value) => value.length <= 1000)
 
 const byTitle = `query($value: String!) {
   todoItems(filter: {title: {eq: $value}}, paging: {first: 50}) { edges { node { id } } }

@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import { knexConfig } from '../example/database'
 import { migrateLatest } from '../example/migrations'
 import { createTestDatabase, databaseNames, type DatabaseName } from './support/databases'
+import { createClient } from 'graphql-ws'
+import WebSocket from 'ws'
 import { eventually, freshSyncKey, reachable, REDIS, startInstance, type Instance } from './support/instances'
 
 const INSTANCES = 3
@@ -102,6 +104,46 @@ for (const name of databaseNames) {
       console.log(
         `      (the patch's event reached the last instance's client ${latest} ms after it was sent)`
       )
+    })
+
+    it('feeds GraphQL subscriptions on every instance, whichever instance wrote', async function () {
+      this.timeout(30000)
+      const heard: Array<Array<{ id: string; title: string }>> = instances.map(() => [])
+      const query = 'subscription { createdTodoItem(input: { filter: { priority: { gte: 2 } } }) { id title } }'
+      const clients = instances.map((instance, index) => {
+        const client = createClient({
+          url: `${instance.baseUrl.replace(/^http/, 'ws')}/graphql`,
+          webSocketImpl: WebSocket,
+          retryAttempts: 0
+        })
+        client.subscribe(
+          { query },
+          {
+            next: (result) => heard[index].push((result.data as any).createdTodoItem),
+            error: () => {},
+            complete: () => {}
+          }
+        )
+        return client
+      })
+      try {
+        const [first, second] = instances
+        // A subscription is live once its own check (a find) ran: probes until every client heard one.
+        for (let probe = 0; probe < 50 && !heard.every((records) => records.length > 0); probe++) {
+          await first.http('POST', '/todo-items', { title: 'probe', priority: 2 })
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+        await first.http('POST', '/todo-items', { title: 'low', priority: 1 })
+        const created = await second.http('POST', '/todo-items', { title: 'to every subscriber', priority: 2 })
+        const real = (records: Array<{ title: string }>) => records.filter((record) => record.title !== 'probe')
+        await eventually(() => heard.every((records) => real(records).length >= 1))
+        for (const [index, records] of heard.entries()) {
+          const expected = [{ id: String(created.body.id), title: 'to every subscriber' }]
+          assert.deepEqual(real(records), expected, `instance ${index + 1}`)
+        }
+      } finally {
+        await Promise.all(clients.map((client) => client.dispose()))
+      }
     })
   })
 }

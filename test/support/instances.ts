@@ -36,6 +36,7 @@ export interface ServiceEvent {
 
 /** An example app process, with an HTTP client and a socket.io client connected to it. */
 export interface Instance {
+  baseUrl: string
   http: Http
   socket: Socket
   /** The todo-items events this instance's socket.io client received. */
@@ -68,6 +69,7 @@ export async function startInstance(databaseUrl: string, syncKey: string): Promi
       .on(event, (data: Record<string, unknown>) => events.push({ event, data, at: Date.now() }))
   }
   return {
+    baseUrl,
     http: httpClient(baseUrl),
     socket,
     events,
