@@ -289,7 +289,14 @@ for (const name of networked) {
         await Promise.all(killed)
         for (const response of responses) assert.ok([200, 503].includes(response.status), response.text)
       }
-      assert.equal((await server.http('GET', `/todo-items/${id}`)).status, 200)
+      // A pooled connection killed while idle may not be known dead yet: it fails the one request that meets
+      // it (a 503 to retry) and leaves the pool. Within the pool's size the server serves again.
+      let status = 0
+      for (let attempt = 0; attempt <= 10 && status !== 200; attempt++) {
+        status = (await server.http('GET', `/todo-items/${id}`)).status
+        assert.ok([200, 503].includes(status), `answered ${status}`)
+      }
+      assert.equal(status, 200, 'the pool serves again with new connections')
     })
   })
 }
