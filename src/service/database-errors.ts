@@ -87,14 +87,14 @@ function columnOf(message: string) {
 }
 
 /**
- * An error of the database driver: it has a code (`ER_DUP_ENTRY`, `SQLITE_BUSY`, `ECONNRESET`) or, from
- * mysql2, is `fatal` (the connection is unusable; "Can't add new command when connection is in closed state"
- * has no code).
+ * An error of the database driver or of knex's pool: it has a code (`ER_DUP_ENTRY`, `SQLITE_BUSY`,
+ * `ECONNRESET`), or from mysql2 is `fatal` (the connection is unusable; "Can't add new command when connection
+ * is in closed state" has no code), or is knex's wait for a pooled connection timing out (no code either).
  */
 export function isDriverError(error: unknown) {
   if (error instanceof FeathersError) return false
-  const { code, fatal } = (error ?? {}) as { code?: unknown; fatal?: unknown }
-  return typeof code === 'string' || fatal === true || isLostPgConnection(error)
+  const { code, fatal, name } = (error ?? {}) as { code?: unknown; fatal?: unknown; name?: unknown }
+  return typeof code === 'string' || fatal === true || name === 'KnexTimeoutError' || isLostPgConnection(error)
 }
 
 function isLostPgConnection(error: unknown) {
