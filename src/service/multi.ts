@@ -13,13 +13,20 @@ export function allowsMulti(resource: ResolvedResource, method: MultiMethod) {
   return multi === true || (Array.isArray(multi) && multi.includes(method))
 }
 
+/** The most records one call may change on several records of `resource`: its `maxMulti`, or the default. */
+export function maxMultiOf(resource: ResolvedResource) {
+  return resource.definition.maxMulti ?? DEFAULT_MAX_MULTI
+}
+
 /**
  * The most records one call of `method` may change on several records: a 405 when `multi` does not allow it,
  * a 400 when `count` records are more than that.
  */
 export function multiLimit(resource: ResolvedResource, method: MultiMethod, count?: number) {
-  const { maxMulti = DEFAULT_MAX_MULTI } = resource.definition
-  if (!allowsMulti(resource, method)) throw new MethodNotAllowed(`${resource.name}: ${method} of several records is not enabled (multi)`)
+  const maxMulti = maxMultiOf(resource)
+  if (!allowsMulti(resource, method)) {
+    throw new MethodNotAllowed(`${resource.name}: ${method} of several records is not enabled (multi)`)
+  }
   if (count !== undefined && count > maxMulti) {
     throw new BadRequest(`${resource.name}: ${method} changes at most ${maxMulti} records at once (${count} given)`)
   }

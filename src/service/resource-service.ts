@@ -38,6 +38,7 @@ import { CompiledStatement, standIns } from './compiled-statement'
 import { BoundedCache } from './bounded-cache'
 import { callScope, type ScopeCall } from './scope'
 import { multiLimit, type MultiMethod } from './multi'
+import { betterSqliteClient } from './sqlite-client'
 import { FeathersQueryParser, type FeathersRequest } from '../feathers/query-syntax'
 import { writableFields } from '../resource/input-schemas'
 import { pageSizes } from '../resource/resolve'
@@ -275,12 +276,7 @@ export class ResourceService {
       },
       filterValues
     )
-    const page: Page<ResourceRecord> = {
-      data: rows.slice(0, limit).map(decode),
-      limit,
-      skip: offset,
-      hasNextPage: rows.length > limit
-    }
+    const page = pageOf(rows, limit, offset, decode)
     if (query.totalCount) page.total = await this.count(params, visible)
     return page
   }
@@ -387,12 +383,7 @@ export class ResourceService {
     if (after) whereAfter(builder, terms, after)
     // One row more than asked tells whether a next page exists.
     const rows: ResourceRecord[] = await runQuery(builder.orderByRaw(order.sql, order.bindings).limit(limit + 1))
-    const page: Page<ResourceRecord> = {
-      data: rows.slice(0, limit).map(decode),
-      limit,
-      skip: 0,
-      hasNextPage: rows.length > limit
-    }
+    const page = pageOf(rows, limit, 0, decode)
     if (page.hasNextPage) {
       const last = rows[limit - 1]
       page.keyset = { after: Object.fromEntries(terms.map((term) => [term.field.column, last[term.field.column]])) }
@@ -402,7 +393,7 @@ export class ResourceService {
 
   /** better-sqlite3 runs each statement on the event loop: while it reads, the server answers nobody. */
   get readsSynchronously() {
-    return (this.Model.client as { driverName?: string }).driverName === 'better-sqlite3'
+    return betterSqliteClient(this.Model) !== undefined
   }
 
   /**
@@ -610,6 +601,11 @@ export class ResourceService {
       return id === null ? records : records[0]
     })
   }
+}
+
+/** A page of `limit` records from `rows`, read with one row more than asked to tell whether a next page exists. */
+function pageOf(rows: ResourceRecord[], limit: number, skip: number, decode: RowDecoder): Page<ResourceRecord> {
+  return { data: rows.slice(0, limit).map(decode), limit, skip, hasNextPage: rows.length > limit }
 }
 
 /**

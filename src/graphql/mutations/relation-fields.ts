@@ -9,7 +9,7 @@ import type {
   ResolvedResource
 } from '../../resource/resolve'
 import type { ResourceRecord } from '../../service/resource-service'
-import { DEFAULT_MAX_MULTI } from '../../service/multi'
+import { maxMultiOf } from '../../service/multi'
 import type { GraphqlContext } from '../context'
 import { withWork } from '../field-work'
 import { objectType } from '../object-type'
@@ -62,7 +62,7 @@ function pointChild(
 
 function relationIdsOf(input: Input, target: ResolvedResource) {
   const ids = input.relationIds ?? []
-  const max = target.definition.maxMulti ?? DEFAULT_MAX_MULTI
+  const max = maxMultiOf(target)
   if (ids.length > max)
     throw badField('input.relationIds', `names at most ${max} records (${ids.length} given)`)
   return ids
@@ -188,7 +188,7 @@ function manyRelationMutations(
     }
   }
   const set = async (context: GraphqlContext, parentId: unknown, ids: string[]) => {
-    const max = target.definition.maxMulti ?? DEFAULT_MAX_MULTI
+    const max = maxMultiOf(target)
     const idName = target.idField.name
     const current = (await context
       .service(target)
