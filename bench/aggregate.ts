@@ -135,7 +135,7 @@ async function benchOne(database: DatabaseName, table: string[][]) {
   const bench = await benchDatabase(database)
   try {
     const seeding = performance.now()
-    await seedTodoItems(bench.db, rows, console.log)
+    await seedTodoItems(bench.db, rows, { log: console.log })
     const seconds = ((performance.now() - seeding) / 1000).toFixed(1)
     console.log(`${database}: seeded ${rows.toLocaleString()} rows in ${seconds} s`)
     const { app, db } = await createApp({ databaseUrl: bench.url })

@@ -86,7 +86,7 @@ async function main() {
     const database = await benchDatabase(name)
     try {
       console.log(`${name}: seeding`)
-      await seedTodoItems(database.db, rows, console.log)
+      await seedTodoItems(database.db, rows, { log: console.log })
       // The best of three runs each: the machine is shared, the best run is the least disturbed one.
       const baseline = await bestOf(3, () => measureBaseline(database.url))
       const server = await bestOf(3, () => measureServer(database.url))

@@ -50,15 +50,24 @@ export async function benchDatabase(name: BenchDatabaseName): Promise<BenchDatab
   }
 }
 
-/** Seeds `count` todo items in one transaction, in multi-row inserts. */
-export async function seedTodoItems(db: Knex, count: number, log: (message: string) => void = () => {}) {
+/**
+ * Seeds `count` todo items in one transaction, in multi-row inserts, created 37 s apart or, with `spanDays`,
+ * spread evenly over that many days.
+ */
+export async function seedTodoItems(
+  db: Knex,
+  count: number,
+  options: { log?: (message: string) => void; spanDays?: number } = {}
+) {
+  const { log = () => {}, spanDays } = options
   const chunk = rowsPerInsert(db, 5000)
   const base = Date.parse('2025-01-01T00:00:00.000Z')
+  const spacing = spanDays ? Math.floor((spanDays * 86_400_000) / count) : 37_000
   await db.transaction(async (trx) => {
     for (let start = 0; start < count; start += chunk) {
       const rows = []
       for (let index = start; index < Math.min(count, start + chunk); index++) {
-        const created = new Date(base + index * 37_000)
+        const created = new Date(base + index * spacing)
         rows.push({
           title: `Todo item ${index}`,
           description: index % 4 === 0 ? null : `Description of item ${index}, with a comma`,
