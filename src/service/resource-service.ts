@@ -264,9 +264,12 @@ export class ResourceService {
 
     const { limit, offset } = this.checkPaging(query.paging)
     const filterValues = visible.values.length
+    // The count needs no row of the page: where the pool can lend a second connection, the database
+    // answers both at once instead of one after the other.
+    const counting = query.totalCount && this.countsAlongside(params) ? this.count(params, visible) : undefined
     // One row more than asked tells whether a next page exists without counting. Knex leaves out OFFSET 0.
     const values = offset > 0 ? [...visible.values, limit + 1, offset] : [...visible.values, limit + 1]
-    const rows = await this.runCompiled(
+    const reading = this.runCompiled(
       params,
       `${offset > 0 ? 'page-offset' : 'page'}|${shape}`,
       values,
@@ -276,9 +279,27 @@ export class ResourceService {
       },
       filterValues
     )
+    const [rows, total] = await Promise.all([reading, counting])
     const page = pageOf(rows, limit, offset, decode)
-    if (query.totalCount) page.total = await this.count(params, visible)
+    if (query.totalCount) page.total = total ?? (await this.totalOf(params, visible, rows.length, limit, offset))
     return page
+  }
+
+  /**
+   * Whether a page's count runs beside it: not on better-sqlite3, which answers one statement at a time on
+   * the event loop anyway, and not inside a transaction, whose one connection runs statements in turn.
+   */
+  private countsAlongside(params: ResourceParams) {
+    return !this.readsSynchronously && !params.transaction?.trx && !ambientTransaction(this.Model)
+  }
+
+  /**
+   * The number of visible records, counted only when the page cannot tell it: a page that holds the last
+   * record (one not full, and not past the end) says how many there are.
+   */
+  private totalOf(params: ResourceParams, visible: ParsedFilter, read: number, limit: number, offset: number) {
+    const last = read <= limit && (read > 0 || offset === 0)
+    return last ? offset + read : this.count(params, visible)
   }
 
   /** The client's sorting, or the resource's defaultSort when the client asks for none. */
