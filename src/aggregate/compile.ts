@@ -54,6 +54,7 @@ function selectAggregates(knex: Knex, builder: Knex.QueryBuilder, target: SqlTar
 
 export interface CompiledAggregate {
   query: Knex.QueryBuilder
+  plan: AggregatePlan
   decode(rows: Record<string, unknown>[]): AggregateResponse[] | PartitionedAggregates
 }
 
@@ -84,6 +85,7 @@ export function compileAggregate(
   const maxGroups = target.resource.maxAggregateGroups
   return {
     query: selectAggregates(knex, builder, target, plan).limit(maxGroups + 1),
+    plan,
     decode: (rows) => {
       if (rows.length > maxGroups) throw tooManyGroups(plan, maxGroups)
       return plan.partition ? decodePartitions(plan, rows) : decodeResponses(plan, rows)

@@ -33,6 +33,8 @@ import { runQuery } from './database-errors'
 import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
+import { shouldIgnoreGroupIndexes, tableIndexes } from '../aggregate/group-index'
+import type { AggregatePlan } from '../aggregate/plan'
 import { fullProjection, projection, type Projection } from './projection'
 import { CompiledStatement, standIns } from './compiled-statement'
 import { BoundedCache } from './bounded-cache'
@@ -437,8 +439,31 @@ export class ResourceService {
     const scoped = await this.scoped({ method: 'aggregate', params })
     const { filter } = this.readQuery(scoped, true)
     const builder = this.whereVisible(this.db(scoped), this.visible(scoped, filter))
-    const { query, decode } = compileAggregate(this.Model, builder, this.target, request)
+    const { query, decode, plan } = compileAggregate(this.Model, builder, this.target, request)
+    if (this.target.dialect.name === 'mysql' && (await this.ignoresGroupIndexes(plan))) {
+      query.from(this.Model.raw('?? USE INDEX FOR GROUP BY ()', [this.resource.table]))
+    }
     return decode(await runQuery(query))
+  }
+
+  /** Feathers calls it once the app is set up: what the first aggregate would otherwise wait for. */
+  async setup() {
+    if (this.target.dialect.name === 'mysql') await tableIndexes(this.Model, this.resource.table).catch(() => undefined)
+  }
+
+  /** See group-index.ts: whether MariaDB's index for the grouping would make it fetch every row in turn. */
+  private ignoresGroupIndexes(plan: AggregatePlan) {
+    const { softDeleteColumn, table, idField } = this.resource
+    const groups = plan.partition ? [plan.partition, ...plan.groups] : plan.groups
+    const firstBucket = groups.findIndex((group) => 'bucket' in group && group.bucket)
+    const ordered = firstBucket === -1 ? groups : groups.slice(0, firstBucket)
+    const read = [...groups.slice(ordered.length), ...plan.aggregates].map((column) => column.field.column)
+    return shouldIgnoreGroupIndexes(this.Model, {
+      table,
+      groupColumns: ordered.map((group) => group.field.column),
+      readColumns: softDeleteColumn ? [...read, softDeleteColumn] : read,
+      primaryKey: [idField.column]
+    })
   }
 
   /** The filter and selection of a call, from the query model or from Feathers' query syntax. */
