@@ -17,7 +17,7 @@ function nextSize(size: number, blockedMs: number, batches: ReadBatches) {
 }
 
 /**
- * Every record an export matches, in order, one keyset page per `find` call. Each call is an ordinary
+ * Every record an export matches, in order, a page of them at a time: one keyset page per `find` call. Each call is an ordinary
  * `find` returning a page, so hooks and @feathersjs/schema resolvers (resolveResult, resolveExternal) treat
  * exported records exactly as listed ones. The next page is read only when the consumer has taken the
  * previous one (back-pressure), no connection is held between pages, and returning early stops the reads.
@@ -26,7 +26,7 @@ function nextSize(size: number, blockedMs: number, batches: ReadBatches) {
  * come never makes the response wait for the socket, so on a synchronous driver (`blocking`) an export would
  * otherwise run to its end in one turn while every other request, concurrent exports included, waited.
  */
-export async function* exportedRecords(readPage: ReadPage, batches: ReadBatches, blocking: boolean) {
+export async function* exportedPages(readPage: ReadPage, batches: ReadBatches, blocking: boolean) {
   let keyset: Keyset = {}
   let size = batches.size
   for (let first = true; ; first = false) {
@@ -34,7 +34,7 @@ export async function* exportedRecords(readPage: ReadPage, batches: ReadBatches,
     const started = performance.now()
     const page = await readPage(keyset, size)
     const readMs = performance.now() - started
-    yield* page.data
+    yield page.data
     if (!page.hasNextPage || !page.keyset) return
     keyset = page.keyset
     if (blocking) size = nextSize(size, readMs, batches)

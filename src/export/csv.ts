@@ -1,39 +1,51 @@
-import { stringify } from 'csv-stringify'
+import { stringify, type Options } from 'csv-stringify/sync'
 import { serializedFields, type ResolvedResource } from '../resource/resolve'
 
 /**
- * The CSV encoder of an export: a header row of the serialized fields in schema order (also for zero rows),
- * strings quoted with quotes doubled, numbers bare, booleans `true`/`false`, dates ISO 8601 UTC (bare),
- * null empty, `\n` line ends, and cells a spreadsheet would run as a formula (`= + - @`, tab, CR) prefixed
- * with `'` by csv-stringify's `escape_formulas`.
+ * A cell written as it is, never quoted: csv-stringify quotes values that were strings before casting, and
+ * dates, which records carry as ISO strings, are written bare.
  */
-export function csvEncoder(resource: ResolvedResource) {
+class BareCell {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * The CSV of an export, one page of records at a time: a header row of the serialized fields in schema order
+ * (also for zero rows), strings quoted with quotes doubled, numbers bare, booleans `true`/`false`, dates
+ * ISO 8601 UTC (bare), null empty, `\n` line ends, and cells a spreadsheet would run as a formula
+ * (`= + - @`, tab, CR) prefixed with `'` by csv-stringify's `escape_formulas`.
+ *
+ * A page is encoded by one call of csv-stringify's synchronous API rather than record by record through its
+ * stream: each record written to a stream is a write of its own through Node's stream machinery, which cost
+ * more than encoding it. Records become arrays in column order, which csv-stringify reads without looking
+ * each column up as a property path.
+ */
+export function csvPageEncoder(resource: ResolvedResource) {
   const fields = serializedFields(resource)
-  return stringify({
-    header: true,
+  const names = fields.map((field) => field.name)
+  const dates = fields.map((field) => field.kind === 'date')
+  const options: Options = {
     columns: fields.map((field) => ({ key: field.name, header: field.name })),
     quoted_string: true,
     escape_formulas: true,
     record_delimiter: '\n',
     cast: {
       boolean: (value) => (value ? 'true' : 'false'),
-      date: (value) => value.toISOString()
+      // A hook may put a Date in a record; it is written as the plugin's own dates are.
+      date: (value) => value.toISOString(),
+      object: (value) => (value instanceof BareCell ? value.text : JSON.stringify(value))
     }
-  })
-}
-
-/**
- * Records carry dates as ISO strings; as Date objects the encoder writes them bare, not quoted like text.
- * (A per-field cast option would do the same, but csv-stringify re-normalizes its options for each such
- * field, which halves the export's speed.) Converts in place: records are fresh objects of this request.
- */
-export function csvRowWriter(resource: ResolvedResource) {
-  const dates = serializedFields(resource).filter((field) => field.kind === 'date').map((field) => field.name)
-  return (record: Record<string, unknown>) => {
-    for (const name of dates) {
-      const value = record[name]
-      if (typeof value === 'string') record[name] = new Date(value)
-    }
-    return record
   }
+  const withHeader = { ...options, header: true }
+  const toRow = (record: Record<string, unknown>) => {
+    const row = new Array<unknown>(names.length)
+    for (let index = 0; index < names.length; index++) {
+      const value = record[names[index]]
+      row[index] = dates[index] && typeof value === 'string' ? new BareCell(value) : value
+    }
+    return row
+  }
+  /** The CSV text of `records`, after the header row when `first`. */
+  return (records: Array<Record<string, unknown>>, first: boolean) =>
+    stringify(records.map(toRow), first ? withHeader : options)
 }
