@@ -149,7 +149,10 @@ async function main() {
   const memory: string[][] = []
   for (const name of benchDatabaseNames()) {
     const database = await benchDatabase(name)
-    const started = [startScript('support/example-server.ts', { DATABASE_URL: database.url }), startScript('support/baseline-server.ts', { DATABASE_URL: database.url })]
+    const started = [
+      startScript('support/example-server.ts', { DATABASE_URL: database.url }, ['--expose-gc']),
+      startScript('support/baseline-server.ts', { DATABASE_URL: database.url }, ['--expose-gc'])
+    ]
     try {
       // 730 days of items, so that grouping by day gives as many groups as in the issue's measurements.
       await seedTodoItems(database.db, items, { spanDays: 730 })
@@ -191,12 +194,17 @@ async function main() {
       }
       for (const sampler of samplers) sampler.stop()
       const [peak, baselinePeak] = samplers.map((sampler) => sampler.peak())
+      // What of the peak was live: RSS and V8's used heap after a full collection, for both servers.
+      const collected = await Promise.all(
+        [port, baselinePort].map(async (at) => (await (await fetch(`http://127.0.0.1:${at}/__gc`)).json()) as NodeJS.MemoryUsage)
+      )
       memory.push([
         name,
         formatMb(peak),
         formatMb(baselinePeak),
         (peak / baselinePeak).toFixed(2),
-        `${formatMb(idle[0])} / ${formatMb(idle[1])}`
+        `${formatMb(idle[0])} / ${formatMb(idle[1])}`,
+        collected.map((usage) => `${formatMb(usage.rss)} (heap ${formatMb(usage.heapUsed)})`).join(' / ')
       ])
     } finally {
       for (const script of started) script.child.kill()
@@ -205,7 +213,8 @@ async function main() {
   }
   const header = ['db', 'scenario', 'ratio', 'range', 'goal', 'req/s', 'baseline req/s', 'p50/p99 ms', 'baseline p50/p99', 'SQL/req', 'errors']
   print([header, ...rows])
-  print([['db', 'peak RSS under load', 'baseline peak RSS', 'ratio (goal ≤ 1.5)', 'idle RSS (ours / baseline)'], ...memory])
+  const memoryHeader = ['db', 'peak RSS under load', 'baseline peak RSS', 'ratio (goal ≤ 1.5)', 'idle RSS (ours / baseline)']
+  print([[...memoryHeader, 'RSS after full GC, live heap (ours / baseline)'], ...memory])
 }
 
 function print(table: string[][]) {
