@@ -16,6 +16,7 @@ import { orderKey, orderSql, sortTerms, whereAfter, type SortTerm } from '../que
 import { dialectOf } from '../query/dialect'
 import { resolveQueryLimits, type QueryLimits } from '../query/limits'
 import type {
+  AggregatePage,
   AggregateRequest,
   AggregateResponse,
   Filter,
@@ -33,6 +34,8 @@ import { runQuery } from './database-errors'
 import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
+import { planAggregate } from '../aggregate/plan'
+import { withSqliteFunctions } from '../aggregate/sqlite-functions'
 import { fullProjection, projection, type Projection } from './projection'
 import { CompiledStatement, standIns } from './compiled-statement'
 import { BoundedCache } from './bounded-cache'
@@ -397,13 +400,18 @@ export class ResourceService {
   }
 
   /**
-   * count/sum/avg/min/max of the records visible to the call (scope, `query.filter`, soft delete), grouped
-   * by `request.groupBy`, in one statement; with `partitionBy`, for many parents at once.
+   * count/countDistinct/sum/avg/min/max of the records visible to the call (scope, `query.filter`, soft
+   * delete), grouped by `request.groupBy`, filtered by `having`, ordered and paged, in one statement; with
+   * `partitionBy`, for many parents at once. With `paging` the result is a page of groups.
    */
   async aggregate(
     request: AggregateRequest & { partitionBy: string },
     params?: ResourceParams
   ): Promise<PartitionedAggregates>
+  async aggregate(
+    request: AggregateRequest & { partitionBy?: undefined; paging: object },
+    params?: ResourceParams
+  ): Promise<AggregatePage>
   async aggregate(
     request: AggregateRequest & { partitionBy?: undefined },
     params?: ResourceParams
@@ -411,13 +419,18 @@ export class ResourceService {
   async aggregate(
     request: AggregateRequest,
     params?: ResourceParams
-  ): Promise<AggregateResponse[] | PartitionedAggregates>
+  ): Promise<AggregateResponse[] | AggregatePage | PartitionedAggregates>
   async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'aggregate', params })
     const { filter } = this.readQuery(scoped, true)
-    const builder = this.whereVisible(this.db(scoped), this.visible(scoped, filter))
-    const { query, decode } = compileAggregate(this.Model, builder, this.target, request)
-    return decode(await runQuery(query))
+    const { maxAggregateGroups: maxGroups, maxFillBuckets } = this.resource
+    const plan = planAggregate(this.resource, request, { maxGroups, maxFillBuckets, filter })
+    const knex = this.knex(scoped)
+    const builder = this.whereVisible(knex(this.resource.table), this.visible(scoped, filter))
+    const compiled = compileAggregate(knex, builder, this.target, plan, this.limits)
+    const run = (query: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(query)
+    const rows = compiled.needsSqliteFunctions ? await withSqliteFunctions(knex, compiled.query, run) : await run(compiled.query)
+    return compiled.decode(rows)
   }
 
   /** The filter and selection of a call, from the query model or from Feathers' query syntax. */
