@@ -1,4 +1,3 @@
-import { NotImplemented } from '@feathersjs/errors'
 import { badField } from '../errors'
 import { decodeValue } from '../resource/codec'
 import { matchesFilter } from '../query/match-filter'
@@ -76,17 +75,19 @@ function emptyResponses(plan: AggregatePlan): AggregateResponse[] {
 }
 
 /**
- * MariaDB answers NULL for a time zone it has no data for; its time-zone tables are empty until loaded.
- * Without this the groups would silently be one NULL bucket.
+ * MariaDB answers NULL for a time zone it has no data for, and its time-zone tables are empty until loaded:
+ * without this check the groups would silently be one NULL bucket. A 400, so that the message reaches the
+ * client (who may group in UTC or another zone) and names the server's fix.
  */
 function checkZones(plan: AggregatePlan, rows: Row[]) {
   if (!rows.length) return
   plan.zones.forEach((zone, index) => {
     if (Number(rows[0][`${ZONE_UNKNOWN}${index}`] ?? 0) !== 1) return
-    throw new NotImplemented(
-      `The database has no time-zone data for "${zone}". On MariaDB and MySQL, load the time-zone tables: ` +
-        'mariadb-tzinfo-to-sql /usr/share/zoneinfo | mariadb -u root mysql',
-      { errors: [{ field: 'groupBy.timeZone', message: `is unknown to the database: ${zone}` }] }
+    const group = plan.groups.findIndex((candidate) => candidate.zone === zone)
+    throw badField(
+      `groupBy.${group}.timeZone`,
+      `"${zone}" is unknown to the database. On MariaDB and MySQL the server needs its time-zone tables: ` +
+        'mariadb-tzinfo-to-sql /usr/share/zoneinfo | mariadb -u root mysql'
     )
   })
 }

@@ -53,11 +53,10 @@ function offsetAt(time: number, zone: string) {
   const parts: Record<string, string> = {}
   for (const part of formatIn(zone).formatToParts(time)) parts[part.type] = part.value
   const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year)
-  const wall = Date.UTC(0, Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second))
-  const local = new Date(wall)
-  local.setUTCFullYear(year)
-  const second = Math.floor(time / 1000) * 1000
-  return local.getTime() - second
+  const local = new Date(0)
+  local.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day))
+  local.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second))
+  return local.getTime() - Math.floor(time / 1000) * 1000
 }
 
 /**
@@ -78,11 +77,8 @@ function localMidnight(localDay: number, zone: string) {
 function periodStart(local: Date, bucket: Exclude<DateBucket, 'HOUR'>) {
   const year = local.getUTCFullYear()
   const month = local.getUTCMonth()
-  const date = (y: number, m: number, d: number) => {
-    const day = new Date(Date.UTC(2000, m, d))
-    day.setUTCFullYear(y)
-    return day.getTime()
-  }
+  // setUTCFullYear takes years 0 to 99 as they are (Date.UTC would read 1900 to 1999), and days out of range.
+  const date = (y: number, m: number, d: number) => new Date(0).setUTCFullYear(y, m, d)
   switch (bucket) {
     case 'DAY':
       return date(year, month, local.getUTCDate())
