@@ -63,7 +63,9 @@ function groupsOf(items: TodoSeed[]): Group[] {
       max: Math.max(...priorities),
       distinct: new Set(priorities).size
     }))
-    .sort((a, b) => (a.createdBy === null ? -1 : b.createdBy === null ? 1 : a.createdBy < b.createdBy ? -1 : 1))
+    .sort((a, b) =>
+      a.createdBy === null ? -1 : b.createdBy === null ? 1 : a.createdBy < b.createdBy ? -1 : 1
+    )
 }
 
 const everything = groupsOf(ITEMS)
@@ -99,12 +101,16 @@ forEachDatabase(
     }
     const byCreator = (args: string, headers?: Record<string, string>) =>
       query(`{ todoItemAggregate${args} { groupBy { createdBy } count { id } } }`, headers).then((data) =>
-        data.todoItemAggregate.map((entry: any) => ({ createdBy: entry.groupBy.createdBy, count: entry.count.id }))
+        data.todoItemAggregate.map((entry: any) => ({
+          createdBy: entry.groupBy.createdBy,
+          count: entry.count.id
+        }))
       )
 
     it('keeps the groups whose aggregates pass having, composed with and/or, on records authorize lets through', async () => {
       const moreThanOne = '(having: {count: {id: {gt: 1}}})'
-      const expect = (groups: Group[]) => groups.filter((g) => g.count > 1).map((g) => ({ createdBy: g.createdBy, count: g.count }))
+      const expect = (groups: Group[]) =>
+        groups.filter((g) => g.count > 1).map((g) => ({ createdBy: g.createdBy, count: g.count }))
       assert.deepEqual(await byCreator(moreThanOne), expect(everything))
       assert.deepEqual(creators(await byCreator(moreThanOne)), [null, 'ann', 'bob', 'dan'])
       // authorize hides ann's secret and eve's only item: eve's group is gone, ann's counts three.
@@ -129,16 +135,16 @@ forEachDatabase(
       )
       assert.deepEqual(creators(both.todoItemAggregate.map((e: any) => e.groupBy)), ['bob', 'dan'])
       assert.deepEqual(Object.keys(both.todoItemAggregate[0]), ['groupBy', 'count'])
-      assert.deepEqual(
-        creators(visible.filter((g) => g.count >= 2 && g.max < 3)),
-        ['bob', 'dan']
-      )
+      assert.deepEqual(creators(visible.filter((g) => g.count >= 2 && g.max < 3)), ['bob', 'dan'])
     })
 
     it('applies having without groupBy to the one entry, which it may refuse', async () => {
       const kept = await query('{ todoItemAggregate(having: {count: {id: {gte: 12}}}) { count { id } } }')
       assert.deepEqual(kept.todoItemAggregate, [{ count: { id: 12 } }])
-      const refused = await query('{ todoItemAggregate(having: {count: {id: {gte: 12}}}) { count { id } } }', USER)
+      const refused = await query(
+        '{ todoItemAggregate(having: {count: {id: {gte: 12}}}) { count { id } } }',
+        USER
+      )
       assert.deepEqual(refused.todoItemAggregate, [])
     })
 
@@ -146,7 +152,10 @@ forEachDatabase(
       const sorted = [...everything].sort((a, b) => b.count - a.count) // stable: ties stay in key order
       const top = '(sorting: [{field: id, aggregate: COUNT, direction: DESC}]'
       const all = await byCreator(`${top})`)
-      assert.deepEqual(all, sorted.map((g) => ({ createdBy: g.createdBy, count: g.count })))
+      assert.deepEqual(
+        all,
+        sorted.map((g) => ({ createdBy: g.createdBy, count: g.count }))
+      )
       assert.deepEqual(creators(all), ['ann', null, 'bob', 'dan', 'cid', 'eve'])
       const pages: Array<string | null> = []
       for (let offset = 0; offset < 8; offset += 2) {
@@ -178,20 +187,36 @@ forEachDatabase(
       assert.deepEqual(creators(first.nodes.map((n: any) => n.groupBy)), ['ann', null, 'bob'])
       assert.deepEqual(first.pageInfo, { hasNextPage: true, hasPreviousPage: false })
       assert.equal(first.totalCount, everything.filter((g) => g.count > 1).length)
-      const last = await page(`${sorting}, having: {count: {id: {gt: 1}}}, paging: {limit: 3, offset: 3}`, USER)
+      const last = await page(
+        `${sorting}, having: {count: {id: {gt: 1}}}, paging: {limit: 3, offset: 3}`,
+        USER
+      )
       assert.deepEqual(creators(last.nodes.map((n: any) => n.groupBy)), ['dan'])
       assert.deepEqual(last.pageInfo, { hasNextPage: false, hasPreviousPage: true })
       assert.equal(last.totalCount, 4)
       const beyond = await page('paging: {limit: 3, offset: 50}')
-      assert.deepEqual(beyond, { nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: true }, totalCount: 6 })
+      assert.deepEqual(beyond, {
+        nodes: [],
+        pageInfo: { hasNextPage: false, hasPreviousPage: true },
+        totalCount: 6
+      })
       const none = await page('filter: {title: {eq: "nothing"}}, paging: {limit: 3}')
-      assert.deepEqual(none, { nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: false }, totalCount: 0 })
+      assert.deepEqual(none, {
+        nodes: [],
+        pageInfo: { hasNextPage: false, hasPreviousPage: false },
+        totalCount: 0
+      })
     })
 
     it('counts distinct values per field, overall and per group', async () => {
-      const overall = await query('{ todoItemAggregate { countDistinct { priority completed title } count { priority } } }')
+      const overall = await query(
+        '{ todoItemAggregate { countDistinct { priority completed title } count { priority } } }'
+      )
       assert.deepEqual(overall.todoItemAggregate, [
-        { countDistinct: { priority: new Set(ITEMS.map((i) => i.priority)).size, completed: 2, title: 12 }, count: { priority: 12 } }
+        {
+          countDistinct: { priority: new Set(ITEMS.map((i) => i.priority)).size, completed: 2, title: 12 },
+          count: { priority: 12 }
+        }
       ])
       const perCreator = await query(
         '{ todoItemAggregate(having: {countDistinct: {priority: {eq: 1}}}) { groupBy { createdBy } countDistinct { priority } } }',
@@ -203,13 +228,35 @@ forEachDatabase(
       )
     })
 
-    it('orders, filters and pages each parent\'s relation groups, all parents in one statement', async () => {
+    it("orders, filters and pages each parent's relation groups, all parents in one statement", async () => {
       // The page query and the batched relation aggregate: two statements.
       let response: any
       const statements = await env.server.countStatements(async () => {
-        response = await graphql(env.server, `{ todoItems(paging: {first: 2}) { edges { node { title
-          subTasksAggregate(sorting: [{field: id, aggregate: COUNT, direction: DESC}], paging: {limit: 1}) {
-            groupBy { title } count { id } } } } } }`)
+        response = await graphql(
+          env.server,
+          `
+            {
+              todoItems(paging: { first: 2 }) {
+                edges {
+                  node {
+                    title
+                    subTasksAggregate(
+                      sorting: [{ field: id, aggregate: COUNT, direction: DESC }]
+                      paging: { limit: 1 }
+                    ) {
+                      groupBy {
+                        title
+                      }
+                      count {
+                        id
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          `
+        )
       })
       assert.equal(response.errors, undefined, JSON.stringify(response.errors))
       assert.equal(statements, 2)
@@ -217,15 +264,42 @@ forEachDatabase(
         response.data.todoItems.edges.map((edge: any) => edge.node.subTasksAggregate),
         [[{ groupBy: { title: 'y' }, count: { id: 2 } }], [{ groupBy: { title: 'x' }, count: { id: 2 } }]]
       )
-      const having = await graphql(env.server, `{ todoItems(paging: {first: 2}) { edges { node {
-        subTasksAggregate(having: {count: {completed: {gte: 1}}, min: {title: {lt: "zz"}}}, sorting: [{field: title, direction: DESC}]) {
-          groupBy { title } count { completed } } } } } }`)
+      const having = await graphql(
+        env.server,
+        `
+          {
+            todoItems(paging: { first: 2 }) {
+              edges {
+                node {
+                  subTasksAggregate(
+                    having: { count: { completed: { gte: 1 } }, min: { title: { lt: "zz" } } }
+                    sorting: [{ field: title, direction: DESC }]
+                  ) {
+                    groupBy {
+                      title
+                    }
+                    count {
+                      completed
+                    }
+                  }
+                }
+              }
+            }
+          }
+        `
+      )
       assert.equal(having.errors, undefined, JSON.stringify(having.errors))
       assert.deepEqual(
         having.data.todoItems.edges.map((edge: any) => edge.node.subTasksAggregate),
         [
-          [{ groupBy: { title: 'y' }, count: { completed: 2 } }, { groupBy: { title: 'x' }, count: { completed: 1 } }],
-          [{ groupBy: { title: 'z' }, count: { completed: 1 } }, { groupBy: { title: 'x' }, count: { completed: 2 } }]
+          [
+            { groupBy: { title: 'y' }, count: { completed: 2 } },
+            { groupBy: { title: 'x' }, count: { completed: 1 } }
+          ],
+          [
+            { groupBy: { title: 'z' }, count: { completed: 1 } },
+            { groupBy: { title: 'x' }, count: { completed: 2 } }
+          ]
         ]
       )
     })
@@ -239,7 +313,10 @@ forEachDatabase(
       )
       assert.equal(paged.todoItemAggregateGroups.nodes.length, MAX_GROUPS)
       assert.equal(paged.todoItemAggregateGroups.pageInfo.hasNextPage, true)
-      const tooLarge = await graphql(env.server, `{ todoItemAggregate(paging: {limit: ${MAX_GROUPS + 1}}) { groupBy { title } } }`)
+      const tooLarge = await graphql(
+        env.server,
+        `{ todoItemAggregate(paging: {limit: ${MAX_GROUPS + 1}}) { groupBy { title } } }`
+      )
       assert.deepEqual(codes(tooLarge), ['BAD_USER_INPUT'])
       assert.equal(tooLarge.errors![0].extensions.errors![0].field, 'paging.limit')
     })
@@ -250,7 +327,10 @@ forEachDatabase(
         service.aggregate({
           count: ['id'],
           having: { sum: { title: { gt: 1 } }, count: { nope: { gt: 1 } } },
-          sorting: [{ field: 'title', direction: 'ASC' }, { field: 'priority', aggregate: 'avg', direction: 'UP' as 'ASC' }],
+          sorting: [
+            { field: 'title', direction: 'ASC' },
+            { field: 'priority', aggregate: 'avg', direction: 'UP' as 'ASC' }
+          ],
           paging: { limit: 0, offset: -1 },
           totalCount: true,
           groupBy: [{ field: 'completed' }]
@@ -259,13 +339,23 @@ forEachDatabase(
           assert.equal(error.code, 400)
           assert.deepEqual(
             error.errors.map((entry: any) => entry.field),
-            ['having.sum.title', 'having.count.nope', 'sorting.0.field', 'sorting.1.direction', 'paging.limit', 'paging.offset']
+            [
+              'having.sum.title',
+              'having.count.nope',
+              'sorting.0.field',
+              'sorting.1.direction',
+              'paging.limit',
+              'paging.offset'
+            ]
           )
           return true
         }
       )
       await assert.rejects(service.aggregate({ count: ['id'], totalCount: true }), /totalCount/)
-      await assert.rejects(service.aggregate({ count: ['id'], having: { count: { id: { like: '1%' } } } }), /like applies to text/)
+      await assert.rejects(
+        service.aggregate({ count: ['id'], having: { count: { id: { like: '1%' } } } }),
+        /like applies to text/
+      )
     })
   },
   app

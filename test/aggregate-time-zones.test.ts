@@ -100,28 +100,53 @@ const EXPECTED: Record<string, Record<string, number>> = {
 
 /** Hours: in Berlin the two 02:00 hours of Oct 27 are two buckets; Kolkata's hours start at :30 UTC. */
 const HOURS: Array<[string, string, string, Record<string, number>]> = [
-  ['Europe/Berlin', '2024-10-27T00:00:00.000Z', '2024-10-27T02:00:00.000Z', {
-    '2024-10-27T00:00:00.000Z': 1,
-    '2024-10-27T01:00:00.000Z': 1
-  }],
-  ['Europe/Berlin', '2024-03-31T00:00:00.000Z', '2024-03-31T02:00:00.000Z', {
-    '2024-03-31T00:00:00.000Z': 1,
-    '2024-03-31T01:00:00.000Z': 1
-  }],
-  ['America/New_York', '2024-11-03T00:00:00.000Z', '2024-11-03T12:00:00.000Z', {
-    '2024-11-03T04:00:00.000Z': 1,
-    '2024-11-03T05:00:00.000Z': 1,
-    '2024-11-03T06:00:00.000Z': 1
-  }],
-  ['Asia/Kolkata', '2024-03-30T00:00:00.000Z', '2024-03-31T02:00:00.000Z', {
-    '2024-03-30T22:30:00.000Z': 1,
-    '2024-03-30T23:30:00.000Z': 1,
-    '2024-03-31T00:30:00.000Z': 2
-  }],
-  ['UTC', '2024-03-31T00:00:00.000Z', '2024-03-31T02:00:00.000Z', {
-    '2024-03-31T00:00:00.000Z': 1,
-    '2024-03-31T01:00:00.000Z': 1
-  }]
+  [
+    'Europe/Berlin',
+    '2024-10-27T00:00:00.000Z',
+    '2024-10-27T02:00:00.000Z',
+    {
+      '2024-10-27T00:00:00.000Z': 1,
+      '2024-10-27T01:00:00.000Z': 1
+    }
+  ],
+  [
+    'Europe/Berlin',
+    '2024-03-31T00:00:00.000Z',
+    '2024-03-31T02:00:00.000Z',
+    {
+      '2024-03-31T00:00:00.000Z': 1,
+      '2024-03-31T01:00:00.000Z': 1
+    }
+  ],
+  [
+    'America/New_York',
+    '2024-11-03T00:00:00.000Z',
+    '2024-11-03T12:00:00.000Z',
+    {
+      '2024-11-03T04:00:00.000Z': 1,
+      '2024-11-03T05:00:00.000Z': 1,
+      '2024-11-03T06:00:00.000Z': 1
+    }
+  ],
+  [
+    'Asia/Kolkata',
+    '2024-03-30T00:00:00.000Z',
+    '2024-03-31T02:00:00.000Z',
+    {
+      '2024-03-30T22:30:00.000Z': 1,
+      '2024-03-30T23:30:00.000Z': 1,
+      '2024-03-31T00:30:00.000Z': 2
+    }
+  ],
+  [
+    'UTC',
+    '2024-03-31T00:00:00.000Z',
+    '2024-03-31T02:00:00.000Z',
+    {
+      '2024-03-31T00:00:00.000Z': 1,
+      '2024-03-31T01:00:00.000Z': 1
+    }
+  ]
 ]
 
 forEachDatabase(
@@ -152,13 +177,16 @@ forEachDatabase(
       assert.equal(statements, 1, 'one statement per request')
       return response.data
     }
-    const counts = (entries: any[]) => Object.fromEntries(entries.map((entry) => [entry.groupBy.created, entry.count.id]))
+    const counts = (entries: any[]) =>
+      Object.fromEntries(entries.map((entry) => [entry.groupBy.created, entry.count.id]))
 
     for (const [name, expected] of Object.entries(EXPECTED)) {
       const [by, zone] = name.split(' ')
       it(`groups by ${by} in ${zone}, daylight-saving changes included`, async () => {
         const zoneArg = zone === 'UTC' ? '' : `, timeZone: "${zone}"`
-        const data = await query(`{ todoItemAggregate { groupBy { created(by: ${by}${zoneArg}) } count { id } } }`)
+        const data = await query(
+          `{ todoItemAggregate { groupBy { created(by: ${by}${zoneArg}) } count { id } } }`
+        )
         assert.deepEqual(counts(data.todoItemAggregate), expected)
         // Ordered by bucket.
         const starts = data.todoItemAggregate.map((entry: any) => entry.groupBy.created)
@@ -168,7 +196,8 @@ forEachDatabase(
 
     it('groups by HOUR at the offset in force, so repeated hours are buckets of their own', async () => {
       for (const [zone, from, to, expected] of HOURS) {
-        const data = await query(`{ todoItemAggregate(filter: {created: {between: {lower: "${from}", upper: "${to}"}}}) {
+        const data =
+          await query(`{ todoItemAggregate(filter: {created: {between: {lower: "${from}", upper: "${to}"}}}) {
           groupBy { created(by: HOUR, timeZone: "${zone}") } count { id } } }`)
         assert.deepEqual(counts(data.todoItemAggregate), expected, zone)
       }
@@ -177,8 +206,11 @@ forEachDatabase(
     it('buckets relation aggregates by their time zone too', async () => {
       let response: any
       const statements = await env.server.countStatements(async () => {
-        response = await graphql(env.server, `{ todoItem(id: ${parent}) { subTasksAggregate {
-          groupBy { created(by: DAY, timeZone: "America/New_York") } count { id } } } }`)
+        response = await graphql(
+          env.server,
+          `{ todoItem(id: ${parent}) { subTasksAggregate {
+          groupBy { created(by: DAY, timeZone: "America/New_York") } count { id } } } }`
+        )
       })
       assert.equal(statements, 2, 'the parent, then its relation aggregate')
       assert.equal(response.errors, undefined, JSON.stringify(response.errors))
@@ -191,7 +223,8 @@ forEachDatabase(
     })
 
     it('fills every bucket between the filter bounds with zero counts, in the zone, in one statement', async () => {
-      const data = await query(`{ todoItemAggregate(filter: {created: {gte: "2024-10-25T22:00:00.000Z", lt: "2024-10-29T23:00:00.000Z"}}) {
+      const data =
+        await query(`{ todoItemAggregate(filter: {created: {gte: "2024-10-25T22:00:00.000Z", lt: "2024-10-29T23:00:00.000Z"}}) {
         groupBy { created(by: DAY, timeZone: "Europe/Berlin", fill: {}) } count { id } avg { priority } } }`)
       assert.deepEqual(data.todoItemAggregate, [
         { groupBy: { created: '2024-10-25T22:00:00.000Z' }, count: { id: 0 }, avg: { priority: null } },
@@ -203,7 +236,9 @@ forEachDatabase(
 
     it('fills between given from and to, and orders, filters and pages the filled buckets', async () => {
       const fill = 'fill: {from: "2024-11-03T03:00:00.000Z", to: "2024-11-03T07:59:00.000Z"}'
-      const data = await query(`{ todoItemAggregate { groupBy { created(by: HOUR, timeZone: "America/New_York", ${fill}) } count { id } } }`)
+      const data = await query(
+        `{ todoItemAggregate { groupBy { created(by: HOUR, timeZone: "America/New_York", ${fill}) } count { id } } }`
+      )
       assert.deepEqual(counts(data.todoItemAggregate), {
         '2024-11-03T03:00:00.000Z': 0,
         '2024-11-03T04:00:00.000Z': 1,
@@ -211,7 +246,8 @@ forEachDatabase(
         '2024-11-03T06:00:00.000Z': 1,
         '2024-11-03T07:00:00.000Z': 0
       })
-      const empty = await query(`{ todoItemAggregateGroups(having: {count: {id: {eq: 0}}}, sorting: [{field: created, direction: DESC}], paging: {limit: 1}) {
+      const empty =
+        await query(`{ todoItemAggregateGroups(having: {count: {id: {eq: 0}}}, sorting: [{field: created, direction: DESC}], paging: {limit: 1}) {
         nodes { groupBy { created(by: HOUR, timeZone: "America/New_York", ${fill}) } count { id } } totalCount } }`)
       assert.deepEqual(empty.todoItemAggregateGroups, {
         nodes: [{ groupBy: { created: '2024-11-03T07:00:00.000Z' }, count: { id: 0 } }],
@@ -226,7 +262,11 @@ forEachDatabase(
         assert.equal(response.errors![0].extensions.errors![0].field, field)
         assert.match(response.errors![0].message, message)
       }
-      await refused('{ todoItemAggregate { groupBy { created(fill: {}) } count { id } } }', 'groupBy.0.fill', /needs a range/)
+      await refused(
+        '{ todoItemAggregate { groupBy { created(fill: {}) } count { id } } }',
+        'groupBy.0.fill',
+        /needs a range/
+      )
       await refused(
         '{ todoItemAggregate { groupBy { created(by: HOUR, fill: {from: "2024-01-01T00:00:00Z", to: "2024-02-01T00:00:00Z"}) } count { id } } }',
         'groupBy.0.fill',
@@ -237,12 +277,17 @@ forEachDatabase(
         'groupBy.1.fill',
         /grouped alone/
       )
-      await refused('{ todoItemAggregate { groupBy { created(timeZone: "Mars/Olympus") } count { id } } }', 'groupBy.0.timeZone', /IANA/)
+      await refused(
+        '{ todoItemAggregate { groupBy { created(timeZone: "Mars/Olympus") } count { id } } }',
+        'groupBy.0.timeZone',
+        /IANA/
+      )
     })
 
     it('names the fix when the database has no data for a zone Node knows (MariaDB without its tables)', async () => {
       // MariaDB's tables, loaded from /usr/share/zoneinfo, lack the SystemV zones that Node and PostgreSQL know.
-      const document = '{ todoItemAggregate { groupBy { completed created(timeZone: "SystemV/AST4") } count { id } } }'
+      const document =
+        '{ todoItemAggregate { groupBy { completed created(timeZone: "SystemV/AST4") } count { id } } }'
       const response = await graphql(env.server, document)
       if (env.server.database === 'mysql') {
         assert.deepEqual(codes(response), ['BAD_USER_INPUT'])
@@ -250,7 +295,10 @@ forEachDatabase(
         assert.match(response.errors![0].message, /unknown to the database.*mariadb-tzinfo-to-sql/)
       } else {
         assert.equal(response.errors, undefined, JSON.stringify(response.errors))
-        const total = response.data.todoItemAggregate.reduce((sum: number, entry: any) => sum + entry.count.id, 0)
+        const total = response.data.todoItemAggregate.reduce(
+          (sum: number, entry: any) => sum + entry.count.id,
+          0
+        )
         assert.equal(total, CREATED.length)
       }
     })

@@ -62,17 +62,22 @@ forEachDatabase(
         pageInfo: { hasNextPage: false, hasPreviousPage: true },
         totalCount: 2
       })
-      const everyone = await get('groupBy=createdBy&count=id&having=' + encodeURIComponent('{"count":{"id":{"gte":2}}}'))
+      const everyone = await get(
+        'groupBy=createdBy&count=id&having=' + encodeURIComponent('{"count":{"id":{"gte":2}}}')
+      )
       assert.deepEqual(everyone.body.nodes, [
         { groupBy: { createdBy: 'ann' }, count: { id: 3 } },
         { groupBy: { createdBy: 'bob' }, count: { id: 2 } }
       ])
     })
 
-    it('filters by the list\'s equality parameters, counts distinct values, buckets in a zone and fills', async () => {
+    it("filters by the list's equality parameters, counts distinct values, buckets in a zone and fills", async () => {
       const open = await get('completed=false&count=id&countDistinct=completed,priority')
       assert.deepEqual(open.body.nodes, [{ count: { id: 5 }, countDistinct: { completed: 1, priority: 5 } }])
-      const days = await get('groupBy=created:DAY&timeZone=Europe/Berlin&fill=true&from=2024-10-26T00:00:00Z&to=2024-10-29T22:00:00Z&count=id', USER)
+      const days = await get(
+        'groupBy=created:DAY&timeZone=Europe/Berlin&fill=true&from=2024-10-26T00:00:00Z&to=2024-10-29T22:00:00Z&count=id',
+        USER
+      )
       // Berlin: Oct 26 (a1 at 00:30 CEST Oct 27 is Oct 27), Oct 27 (a1, a2; the secret hidden), Oct 28 (b1), Oct 29 (b2, c1, n1).
       assert.deepEqual(
         days.body.nodes.map((node: any) => [node.groupBy.created, node.count.id]),
@@ -86,7 +91,9 @@ forEachDatabase(
     })
 
     it('answers CSV with a header of groupBy and function columns', async () => {
-      const csv = await get('groupBy=completed,createdBy&count=id&max=title&sort=createdBy:NULLS_LAST,completed&format=csv&limit=5&totalCount=true')
+      const csv = await get(
+        'groupBy=completed,createdBy&count=id&max=title&sort=createdBy:NULLS_LAST,completed&format=csv&limit=5&totalCount=true'
+      )
       assert.match(csv.headers.get('content-type'), /^text\/csv/)
       assert.match(csv.headers.get('content-disposition'), /todo-items-aggregate\.csv/)
       assert.equal(csv.headers.get('x-total-count'), '6')
@@ -110,7 +117,11 @@ forEachDatabase(
       const refused = async (query: string, fields: string[]) => {
         const response = await env.server.http('GET', `/todo-items/aggregate?${query}`)
         assert.equal(response.status, 400, response.text)
-        assert.deepEqual(response.body.errors.map((error: any) => error.field), fields, query)
+        assert.deepEqual(
+          response.body.errors.map((error: any) => error.field),
+          fields,
+          query
+        )
       }
       await refused('count=id&having=%7Bnope', ['having'])
       await refused('count=id&query=milk', ['query'])
@@ -127,7 +138,9 @@ forEachDatabase(
     })
 
     it('is routed before GET /todo-items/:id, and a record is still read by id', async () => {
-      const [id] = (await env.server.db('todo_items').select('id').orderBy('id').limit(1)).map((row) => row.id)
+      const [id] = (await env.server.db('todo_items').select('id').orderBy('id').limit(1)).map(
+        (row) => row.id
+      )
       const record = await env.server.http('GET', `/todo-items/${id}`)
       assert.equal(record.status, 200)
       assert.equal(record.body.title, 'a1')
@@ -139,7 +152,20 @@ forEachDatabase(
       assert.ok(operation, 'GET /todo-items/aggregate')
       assert.equal(operation.operationId, 'todoItems.aggregate')
       const names = operation.parameters.map((parameter: any) => parameter.name)
-      for (const name of ['groupBy', 'timeZone', 'fill', 'count', 'countDistinct', 'having', 'sort', 'limit', 'offset', 'totalCount', 'format', 'completed']) {
+      for (const name of [
+        'groupBy',
+        'timeZone',
+        'fill',
+        'count',
+        'countDistinct',
+        'having',
+        'sort',
+        'limit',
+        'offset',
+        'totalCount',
+        'format',
+        'completed'
+      ]) {
         assert.ok(names.includes(name), name)
       }
       assert.ok(operation.responses['200'].content['text/csv'])

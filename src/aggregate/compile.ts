@@ -3,8 +3,23 @@ import { badField } from '../errors'
 import { applyParsedFilter, parseFilter, qualified, type SqlTarget } from '../query/compile-filter'
 import { dateBucketsOf, type DateBuckets } from '../query/date-buckets'
 import type { QueryLimits } from '../query/limits'
-import type { AggregateFunction, AggregatePage, AggregateResponse, PartitionedAggregates } from '../query/model'
-import { decodePage, decodePartitions, decodeResponses, overflowAlias, ZONE_UNKNOWN, ROW, TOTAL, type Rows } from './decode'
+import {
+  isCounting,
+  type AggregateFunction,
+  type AggregatePage,
+  type AggregateResponse,
+  type PartitionedAggregates
+} from '../query/model'
+import {
+  decodePage,
+  decodePartitions,
+  decodeResponses,
+  overflowAlias,
+  ZONE_UNKNOWN,
+  ROW,
+  TOTAL,
+  type Rows
+} from './decode'
 import type { AggregatePlan, GroupColumn } from './plan'
 import { UTC } from './time-zone'
 
@@ -21,8 +36,6 @@ const GROUPS = '__fq_groups'
 const GROUPED = '__fq_grouped'
 const SERIES = '__fq_series'
 const RANKED = '__fq_ranked'
-
-const isCount = (fn: AggregateFunction) => fn === 'count' || fn === 'countDistinct'
 
 function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunction, column: string): Knex.Raw {
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
@@ -41,10 +54,18 @@ function groupExpression(knex: Knex, target: SqlTarget, buckets: DateBuckets, gr
  * grouped by the keys' aliases (expressions with bound values, such as a time zone, would not match their
  * own copy in GROUP BY on PostgreSQL).
  */
-function groupedRows(knex: Knex, builder: Knex.QueryBuilder, target: SqlTarget, buckets: DateBuckets, plan: AggregatePlan) {
+function groupedRows(
+  knex: Knex,
+  builder: Knex.QueryBuilder,
+  target: SqlTarget,
+  buckets: DateBuckets,
+  plan: AggregatePlan
+) {
   const groups = plan.partition ? [plan.partition, ...plan.groups] : plan.groups
   for (const group of groups) {
-    builder.select(knex.raw('? AS ??', [groupExpression(knex, target, buckets, group), group.alias])).groupBy(group.alias)
+    builder
+      .select(knex.raw('? AS ??', [groupExpression(knex, target, buckets, group), group.alias]))
+      .groupBy(group.alias)
   }
   const { overflowed } = target.dialect
   for (const { fn, field, alias } of plan.aggregates) {
@@ -58,12 +79,20 @@ function groupedRows(knex: Knex, builder: Knex.QueryBuilder, target: SqlTarget, 
 }
 
 /** With fill: every bucket of the series, its groups' aggregates where it has records, counts of 0 elsewhere. */
-function filledRows(knex: Knex, grouped: Knex.QueryBuilder, target: SqlTarget, buckets: DateBuckets, plan: AggregatePlan) {
+function filledRows(
+  knex: Knex,
+  grouped: Knex.QueryBuilder,
+  target: SqlTarget,
+  buckets: DateBuckets,
+  plan: AggregatePlan
+) {
   const { group, keys } = plan.fill!
   const key = `${SERIES}.__fq_key`
   const columns = [knex.raw('?? AS ??', [key, group.alias])]
   for (const { fn, alias } of plan.aggregates) {
-    columns.push(knex.raw(isCount(fn) ? 'COALESCE(??, 0) AS ??' : '?? AS ??', [`${GROUPED}.${alias}`, alias]))
+    columns.push(
+      knex.raw(isCounting(fn) ? 'COALESCE(??, 0) AS ??' : '?? AS ??', [`${GROUPED}.${alias}`, alias])
+    )
     if (target.dialect.overflowed && (fn === 'sum' || fn === 'avg')) {
       columns.push(knex.raw('?? AS ??', [`${GROUPED}.${overflowAlias(alias)}`, overflowAlias(alias)]))
     }
@@ -151,7 +180,9 @@ export function compileAggregate(
       .select(`${RANKED}.*`)
       .from(rows.as(RANKED))
       .where((window) => {
-        window.where((page) => page.where(`${RANKED}.${ROW}`, '>', offset).andWhere(`${RANKED}.${ROW}`, '<=', offset + limit + 1))
+        window.where((page) =>
+          page.where(`${RANKED}.${ROW}`, '>', offset).andWhere(`${RANKED}.${ROW}`, '<=', offset + limit + 1)
+        )
         if (plan.totalCount) window.orWhere(`${RANKED}.${ROW}`, 1)
       })
     if (partition) query.orderBy(`${RANKED}.${partition.alias}`)
@@ -163,7 +194,8 @@ export function compileAggregate(
     if (paging?.offset) query.offset(paging.offset)
   }
   plan.zones.forEach((zone, index) => {
-    if (buckets.zoneUnknown) query.select(knex.raw('? AS ??', [buckets.zoneUnknown(zone), `${ZONE_UNKNOWN}${index}`]))
+    if (buckets.zoneUnknown)
+      query.select(knex.raw('? AS ??', [buckets.zoneUnknown(zone), `${ZONE_UNKNOWN}${index}`]))
   })
   return {
     query,

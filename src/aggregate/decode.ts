@@ -1,7 +1,12 @@
 import { badField } from '../errors'
 import { decodeValue } from '../resource/codec'
 import { matchesFilter } from '../query/match-filter'
-import type { AggregatePage, AggregateResponse, PartitionedAggregates } from '../query/model'
+import {
+  isCounting,
+  type AggregatePage,
+  type AggregateResponse,
+  type PartitionedAggregates
+} from '../query/model'
 import type { AggregateColumn, AggregatePlan, GroupColumn } from './plan'
 
 type Row = Record<string, unknown>
@@ -31,7 +36,7 @@ export const overflowAlias = (alias: string) => `${alias}_overflowed`
  */
 function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row) {
   const value = row[alias]
-  if (fn === 'count' || fn === 'countDistinct') return Number(value ?? 0)
+  if (isCounting(fn)) return Number(value ?? 0)
   if (fn !== 'sum' && fn !== 'avg') return decodeValue(field.kind, value)
   // PostgreSQL answers NULL for a sum that overflowed, and says so in the overflow column (true).
   const overflowed = Number(row[overflowAlias(alias)] ?? 0) === 1
@@ -67,7 +72,7 @@ function emptyResponses(plan: AggregatePlan): AggregateResponse[] {
   if (plan.groups.length || plan.paging?.offset) return []
   if (plan.having) {
     const zero = Object.fromEntries(
-      plan.aggregates.map(({ fn, field }) => [`${fn}.${field.name}`, fn === 'count' || fn === 'countDistinct' ? 0 : null])
+      plan.aggregates.map(({ fn, field }) => [`${fn}.${field.name}`, isCounting(fn) ? 0 : null])
     )
     if (!matchesFilter(plan.having.resource, zero, plan.having.filter)) return []
   }
@@ -119,7 +124,10 @@ export function decodePartitions(plan: AggregatePlan, rows: Row[]): PartitionedA
   checkZones(plan, rows)
   const partition = plan.partition!
   const limit = plan.paging?.limit ?? Infinity
-  const partitions = new Map<string, { key: unknown; responses: AggregateResponse[]; hasNextPage?: boolean }>()
+  const partitions = new Map<
+    string,
+    { key: unknown; responses: AggregateResponse[]; hasNextPage?: boolean }
+  >()
   for (const row of rows) {
     const key = decodeGroup(partition, row[partition.alias])
     let entry = partitions.get(String(key))

@@ -15,7 +15,8 @@ interface Bounds {
   to?: number
 }
 
-const instant = (value: unknown) => (value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN)
+const instant = (value: unknown) =>
+  value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN
 
 /**
  * The range a filter allows a field, read from its comparisons on the field at the top level and inside
@@ -82,13 +83,19 @@ export function planFill(
   }
   if (from === undefined || to === undefined || !Number.isFinite(from) || !Number.isFinite(to)) {
     const name = group.field.name
-    return check.problem(path, `needs a range: give from and to, or filter ${name} with gte and lte (or between)`)
+    return check.problem(
+      path,
+      `needs a range: give from and to, or filter ${name} with gte and lte (or between)`
+    )
   }
   if (from > to) return check.problem(path, 'has from after to')
   const keys = bucketSeries(from, to, group.bucket!, group.zone!, context.maxFillBuckets)
   if (!keys) {
     const max = context.maxFillBuckets
-    return check.problem(path, `gives more than ${max} buckets (aggregate.maxFillBuckets); narrow the range or use a coarser bucket`)
+    return check.problem(
+      path,
+      `gives more than ${max} buckets (aggregate.maxFillBuckets); narrow the range or use a coarser bucket`
+    )
   }
   return { group, keys }
 }

@@ -1,5 +1,11 @@
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
-import { AGGREGATE_FUNCTIONS, type AggregateFunction, type AggregateHaving, type Filter } from '../query/model'
+import {
+  AGGREGATE_FUNCTIONS,
+  isCounting,
+  type AggregateFunction,
+  type AggregateHaving,
+  type Filter
+} from '../query/model'
 import type { AggregateColumn, RequestChecker } from './plan'
 
 /**
@@ -13,8 +19,6 @@ export interface HavingPlan {
   resource: ResolvedResource
 }
 
-const isCount = (fn: AggregateFunction) => fn === 'count' || fn === 'countDistinct'
-
 /** An aggregate as a field of the aggregated rows: counts are integers, sums and averages numbers. */
 export function valueField({ fn, field, alias }: AggregateColumn): ResolvedField {
   const ownType = fn === 'min' || fn === 'max'
@@ -22,9 +26,9 @@ export function valueField({ fn, field, alias }: AggregateColumn): ResolvedField
     ...field,
     name: `${fn}.${field.name}`,
     column: alias,
-    kind: isCount(fn) ? 'integer' : ownType ? field.kind : 'number',
+    kind: isCounting(fn) ? 'integer' : ownType ? field.kind : 'number',
     role: ownType ? field.role : 'filterable',
-    nullable: !isCount(fn),
+    nullable: !isCounting(fn),
     filterable: true,
     filterOnly: false,
     filterRequired: false,

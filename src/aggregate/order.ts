@@ -1,4 +1,9 @@
-import { AGGREGATE_FUNCTIONS, type AggregateFunction, type AggregateSortField } from '../query/model'
+import {
+  AGGREGATE_FUNCTIONS,
+  isCounting,
+  type AggregateFunction,
+  type AggregateSortField
+} from '../query/model'
 import type { GroupColumn, RequestChecker } from './plan'
 
 /** One ORDER BY term over the aggregated rows, by alias. */
@@ -8,8 +13,6 @@ export interface OrderTerm {
   nullsFirst: boolean
   nullable: boolean
 }
-
-const isCount = (fn: AggregateFunction) => fn === 'count' || fn === 'countDistinct'
 
 function term(alias: string, nullable: boolean, direction: 'ASC' | 'DESC', nulls?: string): OrderTerm {
   // As in record sorting, NULLs are the smallest value unless told otherwise.
@@ -30,10 +33,12 @@ export function planOrder(check: RequestChecker, groups: GroupColumn[], sorting:
   else {
     entries.forEach((entry: AggregateSortField, index) => {
       const path = `sorting.${index}`
-      if (!entry || typeof entry !== 'object') return check.problem(path, 'must be {field, aggregate?, direction, nulls?}')
+      if (!entry || typeof entry !== 'object')
+        return check.problem(path, 'must be {field, aggregate?, direction, nulls?}')
       const { field, aggregate, direction, nulls, ...rest } = entry
       for (const key of Object.keys(rest)) check.problem(`${path}.${key}`, 'is not part of a sort entry')
-      if (direction !== 'ASC' && direction !== 'DESC') return check.problem(`${path}.direction`, 'must be ASC or DESC')
+      if (direction !== 'ASC' && direction !== 'DESC')
+        return check.problem(`${path}.direction`, 'must be ASC or DESC')
       if (nulls !== undefined && nulls !== null && nulls !== 'NULLS_FIRST' && nulls !== 'NULLS_LAST') {
         return check.problem(`${path}.nulls`, 'must be NULLS_FIRST or NULLS_LAST')
       }
@@ -42,17 +47,21 @@ export function planOrder(check: RequestChecker, groups: GroupColumn[], sorting:
           return check.problem(`${path}.aggregate`, `must be one of ${AGGREGATE_FUNCTIONS.join(', ')}`)
         }
         const column = check.column(aggregate, field, `${path}.field`)
-        if (column) terms.push(term(column.alias, !isCount(aggregate), direction, nulls ?? undefined))
+        if (column) terms.push(term(column.alias, !isCounting(aggregate), direction, nulls ?? undefined))
         return
       }
       const group = groups.find((candidate) => candidate.field.name === field)
       if (!group) {
-        return check.problem(`${path}.field`, `sorts by a group key or an aggregate: "${field}" is not grouped by`)
+        return check.problem(
+          `${path}.field`,
+          `sorts by a group key or an aggregate: "${field}" is not grouped by`
+        )
       }
       sorted.add(group)
       terms.push(term(group.alias, group.field.nullable, direction, nulls ?? undefined))
     })
   }
-  for (const group of groups) if (!sorted.has(group)) terms.push(term(group.alias, group.field.nullable, 'ASC'))
+  for (const group of groups)
+    if (!sorted.has(group)) terms.push(term(group.alias, group.field.nullable, 'ASC'))
   return terms
 }

@@ -180,7 +180,13 @@ function planGroups(check: RequestChecker): GroupColumn[] {
     if (field.kind !== 'date') return groups.push({ field, alias: `__fq_group_${groups.length}` })
     // Dates group by day unless asked otherwise, as GroupBy's default DAY does in GraphQL.
     const bucket = (by ?? 'DAY') as DateBucket
-    groups.push({ field, bucket, zone, fill: (fill ?? undefined) as GroupFill | undefined, alias: `__fq_group_${groups.length}` })
+    groups.push({
+      field,
+      bucket,
+      zone,
+      fill: (fill ?? undefined) as GroupFill | undefined,
+      alias: `__fq_group_${groups.length}`
+    })
   })
   return groups
 }
@@ -209,13 +215,16 @@ function planColumns(check: RequestChecker) {
 function planPaging(check: RequestChecker, request: AggregateRequest, maxGroups: number) {
   const { paging } = request
   if (paging === undefined || paging === null) return undefined
-  if (typeof paging !== 'object' || Array.isArray(paging)) return check.problem('paging', 'must be {limit, offset}')
+  if (typeof paging !== 'object' || Array.isArray(paging))
+    return check.problem('paging', 'must be {limit, offset}')
   const { limit = maxGroups, offset = 0, ...rest } = paging
-  for (const key of Object.keys(rest)) check.problem(`paging.${key}`, 'is not part of paging (use limit and offset)')
+  for (const key of Object.keys(rest))
+    check.problem(`paging.${key}`, 'is not part of paging (use limit and offset)')
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > maxGroups) {
     check.problem('paging.limit', `must be an integer from 1 to ${maxGroups}`)
   }
-  if (!Number.isSafeInteger(offset) || offset < 0) check.problem('paging.offset', 'must be an integer of at least 0')
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    check.problem('paging.offset', 'must be an integer of at least 0')
   return { limit, offset }
 }
 
@@ -250,11 +259,27 @@ export function planAggregate(
   const fill = planFill(check, groups, context, partitionField !== undefined)
 
   if (check.errors.length) throw badInput(check.errors)
-  const aggregates = [...check.columns.filter((column) => !column.hidden), ...check.columns.filter((c) => c.hidden)]
+  const aggregates = [
+    ...check.columns.filter((column) => !column.hidden),
+    ...check.columns.filter((c) => c.hidden)
+  ]
   if (groups.length === 0 && aggregates.every((column) => column.hidden)) {
     throw badInput([{ field: 'aggregate', message: NOTHING_SELECTED }], NOTHING_SELECTED)
   }
   const partition = partitionField && { field: partitionField, alias: '__fq_partition' }
-  const zones = [...new Set(groups.map((group) => group.zone).filter((zone) => zone && zone !== UTC))] as string[]
-  return { groups, aggregates, partition, having, order, paging, totalCount, fill, zones, maxGroups: context.maxGroups }
+  const zones = [
+    ...new Set(groups.map((group) => group.zone).filter((zone) => zone && zone !== UTC))
+  ] as string[]
+  return {
+    groups,
+    aggregates,
+    partition,
+    having,
+    order,
+    paging,
+    totalCount,
+    fill,
+    zones,
+    maxGroups: context.maxGroups
+  }
 }

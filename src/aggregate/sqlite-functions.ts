@@ -5,7 +5,11 @@ import { betterSqliteClient } from '../service/sqlite-client'
 import { bucketKeyOf } from './time-zone'
 
 interface FunctionConnection {
-  function(name: string, options: { deterministic: boolean }, implementation: (...args: never[]) => unknown): unknown
+  function(
+    name: string,
+    options: { deterministic: boolean },
+    implementation: (...args: never[]) => unknown
+  ): unknown
 }
 
 const registered = new WeakSet<object>()
@@ -18,8 +22,11 @@ const registered = new WeakSet<object>()
  */
 function register(connection: FunctionConnection) {
   if (registered.has(connection)) return
-  connection.function(SQLITE_BUCKET_FUNCTION, { deterministic: true }, ((time: number | bigint | null, bucket: DateBucket, zone: string) =>
-    bucketKeyOf(time === null ? null : Number(time), bucket, zone)) as (...args: never[]) => unknown)
+  connection.function(SQLITE_BUCKET_FUNCTION, { deterministic: true }, ((
+    time: number | bigint | null,
+    bucket: DateBucket,
+    zone: string
+  ) => bucketKeyOf(time === null ? null : Number(time), bucket, zone)) as (...args: never[]) => unknown)
   registered.add(connection)
 }
 
@@ -27,7 +34,11 @@ function register(connection: FunctionConnection) {
  * Runs `query` on a connection of `knex` (the pool's, or the transaction's own) that has the plugin's SQLite
  * functions; on other databases it just runs it.
  */
-export async function withSqliteFunctions<T>(knex: Knex, query: Knex.QueryBuilder, run: (query: Knex.QueryBuilder) => Promise<T>) {
+export async function withSqliteFunctions<T>(
+  knex: Knex,
+  query: Knex.QueryBuilder,
+  run: (query: Knex.QueryBuilder) => Promise<T>
+) {
   const client = betterSqliteClient(knex)
   if (!client) return run(query)
   const connection = (await client.acquireConnection()) as FunctionConnection

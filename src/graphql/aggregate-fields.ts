@@ -11,12 +11,7 @@ import {
 import { ConfigurationError } from '../errors'
 import { upperFirst } from '../resource/naming'
 import type { ResolvedManyRelation, ResolvedResource } from '../resource/resolve'
-import type {
-  AggregatePage,
-  AggregateRequest,
-  AggregateResponse,
-  AggregateSortField
-} from '../query/model'
+import type { AggregatePage, AggregateRequest, AggregateResponse, AggregateSortField } from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
 import { aggregateRequestOf, selectsMember } from './aggregate-request'
 import { aggregatePagingType, aggregateSortType, havingInputType } from './aggregate-inputs'
@@ -50,7 +45,10 @@ function aggregateArgs(types: GraphqlTypes, resource: ResolvedResource): GraphQL
       type: filterIsRequired(resource) ? new GraphQLNonNull(filter) : filter,
       description: 'Which records to aggregate; all of them when absent.'
     },
-    having: { type: havingInputType(types, resource), description: 'Which groups to answer, by their aggregates.' },
+    having: {
+      type: havingInputType(types, resource),
+      description: 'Which groups to answer, by their aggregates.'
+    },
     sorting: {
       type: new GraphQLList(new GraphQLNonNull(aggregateSortType(types, resource))),
       description: 'The order of the groups; then, and by default, the group keys ascending.'
@@ -73,7 +71,10 @@ function argsRequest(args: Record<string, unknown>): Pick<AggregateRequest, 'hav
   }
   if (args.paging) {
     const { limit, offset } = args.paging as { limit?: number | null; offset?: number | null }
-    request.paging = { ...(limit === null || limit === undefined ? {} : { limit }), ...(offset ? { offset } : {}) }
+    request.paging = {
+      ...(limit === null || limit === undefined ? {} : { limit }),
+      ...(offset ? { offset } : {})
+    }
   }
   return request
 }
@@ -107,8 +108,14 @@ function aggregatePageInfoType(types: GraphqlTypes) {
       new GraphQLObjectType({
         name: 'AggregatePageInfo',
         fields: {
-          hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean), description: 'More groups follow this page.' },
-          hasPreviousPage: { type: new GraphQLNonNull(GraphQLBoolean), description: 'Groups precede this page.' }
+          hasNextPage: {
+            type: new GraphQLNonNull(GraphQLBoolean),
+            description: 'More groups follow this page.'
+          },
+          hasPreviousPage: {
+            type: new GraphQLNonNull(GraphQLBoolean),
+            description: 'Groups precede this page.'
+          }
         }
       })
   )
@@ -125,7 +132,10 @@ function groupsPageType(types: GraphqlTypes, resource: ResolvedResource) {
         fields: {
           nodes: { type: responseListType(types, resource, { prefix: resource.name, fill: true }) },
           pageInfo: { type: new GraphQLNonNull(aggregatePageInfoType(types)) },
-          totalCount: { type: new GraphQLNonNull(GraphQLInt), description: 'The number of groups of all pages.' }
+          totalCount: {
+            type: new GraphQLNonNull(GraphQLInt),
+            description: 'The number of groups of all pages.'
+          }
         }
       })
   )
@@ -136,7 +146,10 @@ function groupsPageType(types: GraphqlTypes, resource: ResolvedResource) {
  * and, when selected, the number of groups (counted in the same statement). Without `paging`, the first
  * maxGroups groups.
  */
-function rootGroupsField(types: GraphqlTypes, resource: ResolvedResource): GraphQLFieldConfig<unknown, GraphqlContext> {
+function rootGroupsField(
+  types: GraphqlTypes,
+  resource: ResolvedResource
+): GraphQLFieldConfig<unknown, GraphqlContext> {
   return withWork(
     {
       type: new GraphQLNonNull(groupsPageType(types, resource)),
@@ -144,7 +157,11 @@ function rootGroupsField(types: GraphqlTypes, resource: ResolvedResource): Graph
       description: `A page of ${resource.name} aggregate groups, with the number of groups.`,
       async resolve(_source, args, context, info) {
         const asked = { ...aggregateRequestOf(info), ...argsRequest(args) }
-        const request = { ...asked, paging: asked.paging ?? {}, totalCount: selectsMember(info, 'totalCount') }
+        const request = {
+          ...asked,
+          paging: asked.paging ?? {},
+          totalCount: selectsMember(info, 'totalCount')
+        }
         const filter = toFilter(resource, args.filter)
         const page = await context.service(resource).aggregate(request, context.params({ filter }))
         return {

@@ -91,7 +91,11 @@ function aggregateSortFieldsType(types: GraphqlTypes, resource: ResolvedResource
   )
   return types.named(
     name,
-    () => new GraphQLEnumType({ name, values: Object.fromEntries(fields.map((field) => [field.name, { value: field.name }])) })
+    () =>
+      new GraphQLEnumType({
+        name,
+        values: Object.fromEntries(fields.map((field) => [field.name, { value: field.name }]))
+      })
   )
 }
 
@@ -126,7 +130,8 @@ export function aggregatePagingType(types: GraphqlTypes) {
     () =>
       new GraphQLInputObjectType({
         name: 'AggregatePaging',
-        description: 'A page of groups: at most `limit` (up to the resource\'s maxGroups) after `offset` groups.',
+        description:
+          "A page of groups: at most `limit` (up to the resource's maxGroups) after `offset` groups.",
         fields: { limit: { type: GraphQLInt }, offset: { type: GraphQLInt } }
       })
   )
@@ -141,7 +146,10 @@ export function groupFillType(types: GraphqlTypes) {
         name: 'GroupFill',
         description:
           'Answer every bucket from the one holding `from` to the one holding `to` (by default the bounds of the filter on the field), counting 0 where no record falls.',
-        fields: { from: { type: types.named('DateTime', dateTimeScalar) }, to: { type: types.named('DateTime', dateTimeScalar) } }
+        fields: {
+          from: { type: types.named('DateTime', dateTimeScalar) },
+          to: { type: types.named('DateTime', dateTimeScalar) }
+        }
       })
   )
 }

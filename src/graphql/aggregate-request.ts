@@ -38,7 +38,8 @@ function addGroup(groups: GroupByField[], entry: GroupByField, errors: FieldErro
   if (!existing) {
     groups.push(entry)
   } else if (JSON.stringify(existing) !== JSON.stringify(entry)) {
-    const what = (group: GroupByField) => [group.by, group.timeZone, group.fill && 'fill'].filter(Boolean).join(' ')
+    const what = (group: GroupByField) =>
+      [group.by, group.timeZone, group.fill && 'fill'].filter(Boolean).join(' ')
     errors.push({
       field: `groupBy.${entry.field}`,
       message: `is selected as ${what(existing)} and as ${what(entry)}; group a field one way per query`
@@ -69,7 +70,9 @@ export function aggregateRequestOf(info: GraphQLResolveInfo): Omit<AggregateRequ
   // A page of groups (`<singular>AggregateGroups`): the responses are its `nodes`.
   const page = responseType.getFields().nodes
   if (page) {
-    nodes = selected(info, responseType, nodes).filter((group) => group[0].name.value === 'nodes').flat()
+    nodes = selected(info, responseType, nodes)
+      .filter((group) => group[0].name.value === 'nodes')
+      .flat()
     responseType = getNamedType(page.type) as GraphQLObjectType
   }
   const request: Omit<AggregateRequest, 'partitionBy'> = {}

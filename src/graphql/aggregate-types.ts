@@ -65,7 +65,8 @@ function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: A
           by: {
             type: groupByBucketType(types),
             defaultValue: 'DAY',
-            description: 'Group by the start of the hour, day, week, month, quarter or year, answered as an instant.'
+            description:
+              'Group by the start of the hour, day, week, month, quarter or year, answered as an instant.'
           },
           timeZone: TIME_ZONE_ARG,
           ...(options.fill ? { fill: { type: groupFillType(types) } } : {})
@@ -103,7 +104,11 @@ export function aggregateResponseType(
         description: 'Number of non-null values.'
       },
       countDistinct: {
-        type: membersType(`${prefix}CountDistinctAggregate`, fieldsFor(resource, 'countDistinct'), () => GraphQLInt),
+        type: membersType(
+          `${prefix}CountDistinctAggregate`,
+          fieldsFor(resource, 'countDistinct'),
+          () => GraphQLInt
+        ),
         description: 'Number of distinct non-null values.'
       }
     }

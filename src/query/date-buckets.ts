@@ -114,7 +114,8 @@ function postgres(knex: Knex): DateBuckets {
   return {
     bucket(column, bucket, zone) {
       const unit = POSTGRES_UNITS[bucket]
-      if (zone === UTC) return knex.raw(`to_char(date_trunc('${unit}', ?? AT TIME ZONE 'UTC'), ${POSTGRES_KEY})`, [column])
+      if (zone === UTC)
+        return knex.raw(`to_char(date_trunc('${unit}', ?? AT TIME ZONE 'UTC'), ${POSTGRES_KEY})`, [column])
       if (bucket === 'HOUR') {
         // The instant less the minutes and seconds of its local time: the hour at the offset then in force.
         return knex.raw(

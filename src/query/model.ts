@@ -144,6 +144,9 @@ export type AggregateFunction = 'count' | 'countDistinct' | 'sum' | 'avg' | 'min
 
 export const AGGREGATE_FUNCTIONS: AggregateFunction[] = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max']
 
+/** Counts are integers, 0 for no records; the other functions answer null for no values. */
+export const isCounting = (fn: AggregateFunction) => fn === 'count' || fn === 'countDistinct'
+
 export type DateBucket = 'HOUR' | 'DAY' | 'WEEK' | 'MONTH' | 'QUARTER' | 'YEAR'
 
 export const DATE_BUCKETS: DateBucket[] = ['HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR']

@@ -25,10 +25,24 @@ function aggregateParameters(resource: ResolvedResource): Record<string, TSchema
     groupBy: list(
       `Group keys, comma-separated; a date takes a bucket after a colon (${DATE_BUCKETS.join(', ')}; DAY by default), e.g. completed,created:MONTH`
     ),
-    timeZone: Type.Optional(Type.String({ description: 'IANA time zone of the date buckets (default UTC), e.g. Europe/Berlin' })),
-    fill: Type.Optional(Type.Boolean({ description: 'Answer every bucket of the date group, 0 where no record falls' })),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'With fill: the first bucket holds this instant (default: the filter\'s bound)' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'With fill: the last bucket holds this instant (default: the filter\'s bound)' })),
+    timeZone: Type.Optional(
+      Type.String({ description: 'IANA time zone of the date buckets (default UTC), e.g. Europe/Berlin' })
+    ),
+    fill: Type.Optional(
+      Type.Boolean({ description: 'Answer every bucket of the date group, 0 where no record falls' })
+    ),
+    from: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: "With fill: the first bucket holds this instant (default: the filter's bound)"
+      })
+    ),
+    to: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: "With fill: the last bucket holds this instant (default: the filter's bound)"
+      })
+    ),
     count: list('Fields whose non-null values to count, comma-separated'),
     countDistinct: list('Fields whose distinct non-null values to count'),
     sum: list('Numeric fields to sum'),
@@ -36,24 +50,37 @@ function aggregateParameters(resource: ResolvedResource): Record<string, TSchema
     min: list('Fields whose smallest value to answer'),
     max: list('Fields whose largest value to answer'),
     having: Type.Optional(
-      Type.String({ description: 'Conditions on each group\'s aggregates as JSON, as GraphQL\'s having: {"count":{"id":{"gt":5}}}' })
+      Type.String({
+        description:
+          'Conditions on each group\'s aggregates as JSON, as GraphQL\'s having: {"count":{"id":{"gt":5}}}'
+      })
     ),
     sort: list(
       'Order of the groups, comma-separated: a group key or function.field, - first for descending, :NULLS_FIRST or :NULLS_LAST after, e.g. -count.id,createdBy'
     ),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: resource.maxAggregateGroups, description: 'Groups per page' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Groups to skip' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: resource.maxAggregateGroups, description: 'Groups per page' })
+    ),
+    offset: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Groups to skip' })
+    ),
     totalCount: Type.Optional(Type.Boolean({ description: 'With limit or offset: count every group' })),
-    format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'json (default) or csv' }))
+    format: Type.Optional(
+      Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'json (default) or csv' })
+    )
   }
 }
 
 /** The query-string schema of `GET /{basePath}/aggregate`: its parameters, then the list's equality filters. */
 export function aggregateQuerySchema(resource: ResolvedResource) {
   const own = aggregateParameters(resource)
-  const filters = collectionQuerySchema(resource, { paging: false, filters: !resource.query.disableFilter }).properties
+  const filters = collectionQuerySchema(resource, {
+    paging: false,
+    filters: !resource.query.disableFilter
+  }).properties
   const properties: Record<string, TSchema> = { ...own }
-  for (const [name, schema] of Object.entries(filters)) if (!(name in own) && name !== 'query') properties[name] = schema
+  for (const [name, schema] of Object.entries(filters))
+    if (!(name in own) && name !== 'query') properties[name] = schema
   return Type.Object(properties, { additionalProperties: false })
 }
 
@@ -64,16 +91,26 @@ export interface AggregateQuery {
 }
 
 const split = (value: unknown) =>
-  typeof value === 'string' ? value.split(',').map((entry) => entry.trim()).filter(Boolean) : []
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+    : []
 
-function groupsOf(resource: ResolvedResource, query: Record<string, unknown>, errors: FieldError[]): GroupByField[] {
+function groupsOf(
+  resource: ResolvedResource,
+  query: Record<string, unknown>,
+  errors: FieldError[]
+): GroupByField[] {
   const groups = split(query.groupBy).map((entry): GroupByField => {
     const [field, by] = entry.split(':')
     return by ? { field, by: by.toUpperCase() as DateBucket } : { field }
   })
   const dates = groups.filter((group) => resource.fieldMap.get(group.field)?.kind === 'date')
   for (const name of ['timeZone', 'fill', 'from', 'to']) {
-    if (query[name] !== undefined && !dates.length) errors.push({ field: name, message: 'applies to date groups; none is grouped by' })
+    if (query[name] !== undefined && !dates.length)
+      errors.push({ field: name, message: 'applies to date groups; none is grouped by' })
   }
   if ((query.from !== undefined || query.to !== undefined) && query.fill !== true) {
     errors.push({ field: query.from !== undefined ? 'from' : 'to', message: 'applies with fill=true' })
@@ -96,7 +133,9 @@ function sortingOf(value: unknown): AggregateSortField[] {
     const [key, nulls] = entry.replace(/^-/, '').split(':')
     const dot = key.indexOf('.')
     const sort: AggregateSortField =
-      dot < 0 ? { field: key, direction } : { field: key.slice(dot + 1), aggregate: key.slice(0, dot) as AggregateFunction, direction }
+      dot < 0
+        ? { field: key, direction }
+        : { field: key.slice(dot + 1), aggregate: key.slice(0, dot) as AggregateFunction, direction }
     if (nulls) sort.nulls = nulls.toUpperCase() as AggregateSortField['nulls']
     return sort
   })
@@ -135,7 +174,10 @@ export function asAggregateParameters(error: unknown) {
  */
 export function aggregateQueryParser(resource: ResolvedResource) {
   const parameters = aggregateParameters(resource)
-  const validate = compileValidator(Type.Object(parameters, { additionalProperties: false }), { coerce: true, what: 'Query' })
+  const validate = compileValidator(Type.Object(parameters, { additionalProperties: false }), {
+    coerce: true,
+    what: 'Query'
+  })
   const own = new Set(Object.keys(parameters))
   const filters = collectionQueryParser(resource, { paging: false, filters: !resource.query.disableFilter })
   return (raw: Record<string, unknown>): AggregateQuery => {
@@ -155,7 +197,10 @@ export function aggregateQueryParser(resource: ResolvedResource) {
     if (having !== undefined) request.having = having
     if (query.sort !== undefined) request.sorting = sortingOf(query.sort)
     if (query.limit !== undefined || query.offset !== undefined) {
-      request.paging = { ...(query.limit === undefined ? {} : { limit: query.limit as number }), offset: (query.offset as number) ?? 0 }
+      request.paging = {
+        ...(query.limit === undefined ? {} : { limit: query.limit as number }),
+        offset: (query.offset as number) ?? 0
+      }
     }
     if (query.totalCount !== undefined) request.totalCount = query.totalCount as boolean
     return { request, filter, format: (query.format as 'json' | 'csv') ?? 'json' }

@@ -5,7 +5,12 @@ import type { Context } from '../koa'
 import type { ResolvedResource } from '../resource/resolve'
 import { resourceService } from '../service/resource-service'
 import { externalCall } from '../feathers/external-call'
-import { AGGREGATE_FUNCTIONS, type AggregatePage, type AggregateRequest, type AggregateResponse } from '../query/model'
+import {
+  AGGREGATE_FUNCTIONS,
+  type AggregatePage,
+  type AggregateRequest,
+  type AggregateResponse
+} from '../query/model'
 import { restParams } from './params'
 import { aggregateQueryParser, asAggregateParameters } from './aggregate-query'
 
@@ -51,14 +56,19 @@ export function aggregateRoute(router: Router, app: Application, resource: Resol
     const service = resourceService(app, resource)
     let result: AggregateResponse[] | AggregatePage
     try {
-      result = (await externalCall(service, 'aggregate', [request, restParams(ctx, { filter })])) as typeof result
+      result = (await externalCall(service, 'aggregate', [
+        request,
+        restParams(ctx, { filter })
+      ])) as typeof result
     } catch (error) {
       throw asAggregateParameters(error)
     }
     const page: AggregatePage = Array.isArray(result)
       ? { data: result, limit: result.length, skip: 0, hasNextPage: false }
       : result
-    const csv = format === 'csv' || (ctx.query.format === undefined && ctx.accepts('application/json', 'text/csv') === 'text/csv')
+    const csv =
+      format === 'csv' ||
+      (ctx.query.format === undefined && ctx.accepts('application/json', 'text/csv') === 'text/csv')
     if (csv) {
       ctx.type = 'text/csv; charset=utf-8'
       ctx.attachment(`${resource.basePath.split('/').pop()}-aggregate.csv`)
