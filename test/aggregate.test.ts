@@ -255,7 +255,7 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
       [{ max: ['id', 'age'] }, ['max.1']],
       [{ count: ['createdBy'] }, ['count.0']],
       [{ groupBy: [{ field: 'title', by: 'WEEK' }] }, ['groupBy.0.by']],
-      [{ groupBy: [{ field: 'created', by: 'HOUR' as 'DAY' }] }, ['groupBy.0.by']],
+      [{ groupBy: [{ field: 'created', by: 'MINUTE' as 'DAY' }] }, ['groupBy.0.by']],
       [{ groupBy: [{ field: 'age' }], sum: ['title'] }, ['groupBy.0.field', 'sum.0']],
       [{ groupBy: [{ field: 'completed' }, { field: 'completed' }] }, ['groupBy.1.field']],
       [{ count: ['id'], partitionBy: 'nope' }, ['partitionBy']],

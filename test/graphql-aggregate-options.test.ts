@@ -62,10 +62,10 @@ forEachDatabase(
 
     it('has the root query with enableAggregate or aggregate.enabled, and nothing without', async () => {
       assert.ok(
-        sdl.includes('libraryAggregate( filter: LibraryAggregateFilter ): [LibraryAggregateResponse!]!')
+        sdl.includes('libraryAggregate( filter: LibraryAggregateFilter having: LibraryAggregateHaving sorting: [LibraryAggregateSort!] paging: AggregatePaging ): [LibraryAggregateResponse!]!')
       )
-      assert.ok(sdl.includes('bookAggregate( filter: BookAggregateFilter ): [BookAggregateResponse!]!'))
-      assert.ok(sdl.includes('tagAggregate( filter: TagAggregateFilter ): [TagAggregateResponse!]!'))
+      assert.ok(sdl.includes('bookAggregate( filter: BookAggregateFilter having: BookAggregateHaving sorting: [BookAggregateSort!] paging: AggregatePaging ): [BookAggregateResponse!]!'))
+      assert.ok(sdl.includes('tagAggregate( filter: TagAggregateFilter having: TagAggregateHaving sorting: [TagAggregateSort!] paging: AggregatePaging ): [TagAggregateResponse!]!'))
       assert.doesNotMatch(sdl, /reviewAggregate|ReviewAggregate/)
       const response = await graphql(env.server, '{ reviewAggregate { count { id } } }')
       assert.deepEqual(codes(response), ['GRAPHQL_VALIDATION_FAILED'])
@@ -73,7 +73,7 @@ forEachDatabase(
 
     it('has relation aggregates with enableAggregate only, except where the relation opts out', async () => {
       assert.ok(
-        sdl.includes('booksAggregate( filter: BookAggregateFilter ): [LibraryBooksAggregateResponse!]!'),
+        sdl.includes('booksAggregate( filter: BookAggregateFilter having: BookAggregateHaving sorting: [BookAggregateSort!] paging: AggregatePaging ): [LibraryBooksAggregateResponse!]!'),
         'Library.books'
       )
       assert.doesNotMatch(sdl, /archiveAggregate|LibraryArchiveAggregate/, 'Library.archive opts out')
@@ -93,8 +93,8 @@ forEachDatabase(
 
     it('types each member after the fields: own types, Float sums, no booleans in min/max', () => {
       for (const expected of [
-        'type BookAggregateResponse { groupBy: BookAggregateGroupBy count: BookCountAggregate sum: BookSumAggregate avg: BookAvgAggregate min: BookMinAggregate max: BookMaxAggregate }',
-        'type BookAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published( by: GroupBy = DAY ): DateTime available: Boolean shelf: String }',
+        'type BookAggregateResponse { groupBy: BookAggregateGroupBy count: BookCountAggregate countDistinct: BookCountDistinctAggregate sum: BookSumAggregate avg: BookAvgAggregate min: BookMinAggregate max: BookMaxAggregate }',
+        'type BookAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published( by: GroupBy = DAY timeZone: String = "UTC" fill: GroupFill ): DateTime available: Boolean shelf: String }',
         'type BookCountAggregate { id: Int libraryId: Int title: Int pages: Int price: Int published: Int available: Int tenant: Int }',
         'type BookSumAggregate { id: Float libraryId: Float pages: Float price: Float }',
         'type BookAvgAggregate { id: Float libraryId: Float pages: Float price: Float }',
@@ -102,12 +102,12 @@ forEachDatabase(
         'type BookMaxAggregate { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime }',
         // A filterOnly field (tenant) is counted, never returned: no group key, min or max of it.
         // Relation group keys have no `by`, as in nestjs-query.
-        'type LibraryBooksAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime available: Boolean shelf: String }',
+        'type LibraryBooksAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published( by: GroupBy = DAY timeZone: String = "UTC" ): DateTime available: Boolean shelf: String }',
         'type LibraryBooksMinAggregate { id: ID libraryId: Int title: String pages: Int price: Float published: DateTime }',
         // No numeric field (a string id): no sum, no avg.
-        'type TagAggregateResponse { groupBy: TagAggregateGroupBy count: TagCountAggregate min: TagMinAggregate max: TagMaxAggregate }',
+        'type TagAggregateResponse { groupBy: TagAggregateGroupBy count: TagCountAggregate countDistinct: TagCountDistinctAggregate min: TagMinAggregate max: TagMaxAggregate }',
         'type TagMinAggregate { id: ID label: String }',
-        'enum GroupBy { DAY WEEK MONTH YEAR }',
+        'enum GroupBy { HOUR DAY WEEK MONTH QUARTER YEAR }',
         'input BookAggregateFilter { and: [BookAggregateFilter!] or: [BookAggregateFilter!] id: IDFilterComparison libraryId: IntFieldComparison title: StringFieldComparison pages: IntFieldComparison price: NumberFieldComparison published: DateFieldComparison available: BooleanFieldComparison tenant: StringFieldComparison }'
       ]) {
         assert.ok(sdl.includes(expected), `SDL lacks: ${expected}`)
@@ -221,7 +221,7 @@ forEachDatabase(
     })
 
     it('requires the aggregate filter when a field is filterRequired, with an operator', async () => {
-      assert.ok(sdl.includes('entryAggregate( filter: EntryAggregateFilter! ): [EntryAggregateResponse!]!'))
+      assert.ok(sdl.includes('entryAggregate( filter: EntryAggregateFilter! having: EntryAggregateHaving sorting: [EntryAggregateSort!] paging: AggregatePaging ): [EntryAggregateResponse!]!'))
       assert.ok(sdl.includes('account: StringFieldComparison! amount: NumberFieldComparison }'))
       await env.server.db('entries').insert([
         { account: 'a', amount: 2 },

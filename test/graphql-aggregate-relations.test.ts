@@ -237,7 +237,7 @@ forEachDatabase('GraphQL: relation aggregates', (env) => {
 
     const byArgument = await graphql(
       env.server,
-      '{ todoItems { edges { node { subTasksAggregate { groupBy { created(by: WEEK) } } } } } }'
+      '{ todoItems { edges { node { subTasksAggregate { groupBy { created(fill: {}) } } } } } }'
     )
     assert.deepEqual(codes(byArgument), ['GRAPHQL_VALIDATION_FAILED'])
   })

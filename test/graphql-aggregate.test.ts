@@ -54,19 +54,19 @@ forEachDatabase('GraphQL: root aggregate queries', (env) => {
   it('has the aggregate queries and types of the specification', () => {
     const sdl = compactSdl(env.server)
     for (const expected of [
-      'todoItemAggregate( filter: TodoItemAggregateFilter ): [TodoItemAggregateResponse!]!',
-      'subTasksAggregate( filter: SubTaskAggregateFilter ): [TodoItemSubTasksAggregateResponse!]!',
-      'type TodoItemAggregateResponse { groupBy: TodoItemAggregateGroupBy count: TodoItemCountAggregate sum: TodoItemSumAggregate avg: TodoItemAvgAggregate min: TodoItemMinAggregate max: TodoItemMaxAggregate }',
-      'type TodoItemAggregateGroupBy { id: ID title: String description: String completed: Boolean created( by: GroupBy = DAY ): DateTime updated( by: GroupBy = DAY ): DateTime priority: Float createdBy: String updatedBy: String }',
+      'todoItemAggregate( filter: TodoItemAggregateFilter having: TodoItemAggregateHaving sorting: [TodoItemAggregateSort!] paging: AggregatePaging ): [TodoItemAggregateResponse!]!',
+      'subTasksAggregate( filter: SubTaskAggregateFilter having: SubTaskAggregateHaving sorting: [SubTaskAggregateSort!] paging: AggregatePaging ): [TodoItemSubTasksAggregateResponse!]!',
+      'type TodoItemAggregateResponse { groupBy: TodoItemAggregateGroupBy count: TodoItemCountAggregate countDistinct: TodoItemCountDistinctAggregate sum: TodoItemSumAggregate avg: TodoItemAvgAggregate min: TodoItemMinAggregate max: TodoItemMaxAggregate }',
+      'type TodoItemAggregateGroupBy { id: ID title: String description: String completed: Boolean created( by: GroupBy = DAY timeZone: String = "UTC" fill: GroupFill ): DateTime updated( by: GroupBy = DAY timeZone: String = "UTC" fill: GroupFill ): DateTime priority: Float createdBy: String updatedBy: String }',
       'type TodoItemCountAggregate { id: Int title: Int description: Int completed: Int created: Int updated: Int priority: Int }',
       'type TodoItemSumAggregate { id: Float priority: Float }',
       'type TodoItemAvgAggregate { id: Float priority: Float }',
       'type TodoItemMinAggregate { id: ID title: String description: String created: DateTime updated: DateTime priority: Float }',
       'type TodoItemMaxAggregate { id: ID title: String description: String created: DateTime updated: DateTime priority: Float }',
-      'enum GroupBy { DAY WEEK MONTH YEAR }',
+      'enum GroupBy { HOUR DAY WEEK MONTH QUARTER YEAR }',
       'input TodoItemAggregateFilter { and: [TodoItemAggregateFilter!] or: [TodoItemAggregateFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison priority: NumberFieldComparison }',
-      'type TodoItemSubTasksAggregateResponse { groupBy: TodoItemSubTasksAggregateGroupBy count: TodoItemSubTasksCountAggregate sum: TodoItemSubTasksSumAggregate avg: TodoItemSubTasksAvgAggregate min: TodoItemSubTasksMinAggregate max: TodoItemSubTasksMaxAggregate }',
-      'type TodoItemSubTasksAggregateGroupBy { id: ID title: String description: String completed: Boolean created: DateTime updated: DateTime todoItemId: String createdBy: String updatedBy: String }',
+      'type TodoItemSubTasksAggregateResponse { groupBy: TodoItemSubTasksAggregateGroupBy count: TodoItemSubTasksCountAggregate countDistinct: TodoItemSubTasksCountDistinctAggregate sum: TodoItemSubTasksSumAggregate avg: TodoItemSubTasksAvgAggregate min: TodoItemSubTasksMinAggregate max: TodoItemSubTasksMaxAggregate }',
+      'type TodoItemSubTasksAggregateGroupBy { id: ID title: String description: String completed: Boolean created( by: GroupBy = DAY timeZone: String = "UTC" ): DateTime updated( by: GroupBy = DAY timeZone: String = "UTC" ): DateTime todoItemId: String createdBy: String updatedBy: String }',
       'type TodoItemSubTasksCountAggregate { id: Int title: Int description: Int completed: Int created: Int updated: Int todoItemId: Int }',
       'type TodoItemSubTasksSumAggregate { id: Float }',
       'type TodoItemSubTasksAvgAggregate { id: Float }',
@@ -311,7 +311,7 @@ forEachDatabase('GraphQL: root aggregate queries', (env) => {
     const badVariable = await graphql(
       env.server,
       'query ($by: GroupBy) { todoItemAggregate { groupBy { created(by: $by) } count { id } } }',
-      { by: 'HOUR' }
+      { by: 'MINUTE' }
     )
     assert.deepEqual(codes(badVariable), ['BAD_USER_INPUT'])
 
@@ -320,7 +320,7 @@ forEachDatabase('GraphQL: root aggregate queries', (env) => {
       '{ todoItemAggregate { min { completed } } }',
       '{ todoItemAggregate { count { age } } }',
       '{ todoItemAggregate { count { createdBy } } }',
-      '{ todoItemAggregate { groupBy { created(by: HOUR) } } }',
+      '{ todoItemAggregate { groupBy { created(by: MINUTE) } } }',
       '{ todoItemAggregate(filter: {age: {gt: 1}}) { count { id } } }',
       '{ todoItemAggregate(filter: {created: {gt: "yesterday"}}) { count { id } } }',
       '{ todoItemAggregate { count } }'

@@ -112,6 +112,19 @@ forEachDatabase('Limits: groups of every aggregate of a request', (env) => {
     assert.equal(one.errors, undefined, JSON.stringify(one.errors))
   })
 
+  it('counts a paged aggregate at its page size per alias, a page size in a variable at maxGroups', async () => {
+    const paged = 'todoItemAggregate(paging: {limit: 10}) { groupBy { id title description } }'
+    let response: any
+    const statements = await env.server.countStatements(async () => {
+      response = await graphql(env.server, `{ ${aliased(7, paged)} }`)
+    })
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    assert.equal(statements, 7)
+    const variable = 'todoItemAggregate(paging: {limit: $limit}) { groupBy { id title description } }'
+    const refused = await graphql(env.server, `query ($limit: Int) { ${aliased(7, variable)} }`, { limit: 10 })
+    assert.deepEqual(codes(refused), ['QUERY_TOO_COMPLEX'])
+  })
+
   it("keeps serving another user's request while one asks for every record as a group, sixty times", async function () {
     this.timeout(60000)
     await clearTables(env.server.db)

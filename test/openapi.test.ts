@@ -95,6 +95,7 @@ forEachDatabase('OpenAPI: the example application', (env) => {
         ['GET', '/todo-items', 'todoItems.queryMany', ['200', '400']],
         ['POST', '/todo-items', 'todoItems.createOne', ['201', '400', '415']],
         ['GET', '/todo-items/export', 'todoItems.exportMany', ['200', '400']],
+        ['GET', '/todo-items/aggregate', 'todoItems.aggregate', ['200', '400']],
         ['GET', '/todo-items/{id}', 'todoItems.findById', ['200', '400', '404']],
         ['PUT', '/todo-items/{id}', 'todoItems.updateOne', ['200', '400', '404', '415']],
         ['PATCH', '/todo-items/{id}', 'todoItems.patchOne', ['200', '400', '404', '415']],

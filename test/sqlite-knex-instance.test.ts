@@ -33,6 +33,11 @@ describe("SQLite: the plugin leaves the application's knex instance as it is [sq
   it('replaces none of the client methods or connection methods', async () => {
     await server.http('POST', '/todo-items', { title: 'written' }, { 'user-name': 'ann' })
     await server.http('GET', '/todo-items?limit=5')
+    // A date bucket in a time zone registers the plugin's SQLite function on the connection it runs on.
+    const buckets = await server.http('POST', '/graphql', {
+      query: '{ todoItemAggregate { groupBy { created(by: HOUR, timeZone: "Europe/Berlin") } count { id } } }'
+    })
+    assert.equal(buckets.body.errors, undefined, JSON.stringify(buckets.body.errors))
     for (const method of ['acquireConnection', 'releaseConnection', 'transaction', 'query', '_query']) {
       assert.ok(!Object.hasOwn(server.db.client, method), `client.${method} is knex's own`)
     }

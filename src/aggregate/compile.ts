@@ -1,20 +1,41 @@
 import type { Knex } from 'knex'
 import { badField } from '../errors'
-import { qualified, type SqlTarget } from '../query/compile-filter'
-import type {
-  AggregateFunction,
-  AggregateRequest,
-  AggregateResponse,
-  PartitionedAggregates
+import { applyParsedFilter, parseFilter, qualified, type SqlTarget } from '../query/compile-filter'
+import { dateBucketsOf, type DateBuckets } from '../query/date-buckets'
+import type { QueryLimits } from '../query/limits'
+import {
+  isCounting,
+  type AggregateFunction,
+  type AggregatePage,
+  type AggregateResponse,
+  type PartitionedAggregates
 } from '../query/model'
-import { decodePartitions, decodeResponses, overflowAlias } from './decode'
-import { planAggregate, type AggregatePlan, type GroupColumn } from './plan'
+import {
+  decodePage,
+  decodePartitions,
+  decodeResponses,
+  overflowAlias,
+  ZONE_UNKNOWN,
+  ROW,
+  TOTAL,
+  type Rows
+} from './decode'
+import type { AggregatePlan, GroupColumn } from './plan'
+import { UTC } from './time-zone'
 
-const FUNCTION_SQL: Record<'count' | 'min' | 'max', string> = {
+const FUNCTION_SQL: Record<'count' | 'countDistinct' | 'min' | 'max', string> = {
   count: 'COUNT(??)',
+  countDistinct: 'COUNT(DISTINCT ??)',
   min: 'MIN(??)',
   max: 'MAX(??)'
 }
+
+/** The aggregated rows (one per group), as the outer query reads them. */
+const GROUPS = '__fq_groups'
+/** With fill: the groups that have records, joined to the series of buckets. */
+const GROUPED = '__fq_grouped'
+const SERIES = '__fq_series'
+const RANKED = '__fq_ranked'
 
 function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunction, column: string): Knex.Raw {
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
@@ -23,23 +44,28 @@ function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunctio
   return knex.raw(FUNCTION_SQL[fn], [column])
 }
 
-function groupExpression(knex: Knex, target: SqlTarget, group: GroupColumn): Knex.Raw {
+function groupExpression(knex: Knex, target: SqlTarget, buckets: DateBuckets, group: GroupColumn): Knex.Raw {
   const column = qualified(target, group.field)
-  return group.bucket ? target.dialect.dateBucket(column, group.bucket) : knex.raw('??', [column])
+  return group.bucket ? buckets.bucket(column, group.bucket, group.zone ?? UTC) : knex.raw('??', [column])
 }
 
 /**
- * One SELECT for the whole request: the partition key and the group keys (grouped and ordered ascending,
- * NULLs first as in sorting), then one aggregate per requested function and field. GROUP BY and ORDER BY
- * repeat the expressions rather than the aliases, which Postgres does not accept inside expressions.
+ * The innermost SELECT: the partition key and the group keys, then one aggregate per function and field,
+ * grouped by the keys' aliases (expressions with bound values, such as a time zone, would not match their
+ * own copy in GROUP BY on PostgreSQL).
  */
-function selectAggregates(knex: Knex, builder: Knex.QueryBuilder, target: SqlTarget, plan: AggregatePlan) {
+function groupedRows(
+  knex: Knex,
+  builder: Knex.QueryBuilder,
+  target: SqlTarget,
+  buckets: DateBuckets,
+  plan: AggregatePlan
+) {
   const groups = plan.partition ? [plan.partition, ...plan.groups] : plan.groups
   for (const group of groups) {
-    const expression = groupExpression(knex, target, group)
-    builder.select(knex.raw('? AS ??', [expression, group.alias])).groupBy(expression)
-    if (group.field.nullable) builder.orderByRaw('(? IS NULL) DESC', [expression])
-    builder.orderByRaw('? ASC', [expression])
+    builder
+      .select(knex.raw('? AS ??', [groupExpression(knex, target, buckets, group), group.alias]))
+      .groupBy(group.alias)
   }
   const { overflowed } = target.dialect
   for (const { fn, field, alias } of plan.aggregates) {
@@ -52,43 +78,132 @@ function selectAggregates(knex: Knex, builder: Knex.QueryBuilder, target: SqlTar
   return builder
 }
 
+/** With fill: every bucket of the series, its groups' aggregates where it has records, counts of 0 elsewhere. */
+function filledRows(
+  knex: Knex,
+  grouped: Knex.QueryBuilder,
+  target: SqlTarget,
+  buckets: DateBuckets,
+  plan: AggregatePlan
+) {
+  const { group, keys } = plan.fill!
+  const key = `${SERIES}.__fq_key`
+  const columns = [knex.raw('?? AS ??', [key, group.alias])]
+  for (const { fn, alias } of plan.aggregates) {
+    columns.push(
+      knex.raw(isCounting(fn) ? 'COALESCE(??, 0) AS ??' : '?? AS ??', [`${GROUPED}.${alias}`, alias])
+    )
+    if (target.dialect.overflowed && (fn === 'sum' || fn === 'avg')) {
+      columns.push(knex.raw('?? AS ??', [`${GROUPED}.${overflowAlias(alias)}`, overflowAlias(alias)]))
+    }
+  }
+  return knex
+    .select(columns)
+    .from(knex.raw('? AS ??', [buckets.keyTable(JSON.stringify(keys)), SERIES]))
+    .leftJoin(grouped.as(GROUPED), `${GROUPED}.${group.alias}`, key)
+}
+
+/** ORDER BY over the aggregated rows, NULL placement explicit (MySQL has no NULLS FIRST). */
+function orderSql(plan: AggregatePlan, table: string) {
+  const sql: string[] = []
+  const bindings: string[] = []
+  for (const term of plan.order) {
+    const column = `${table}.${term.alias}`
+    if (term.nullable) {
+      sql.push(`(?? IS NULL) ${term.nullsFirst ? 'DESC' : 'ASC'}`)
+      bindings.push(column)
+    }
+    sql.push(`?? ${term.direction}`)
+    bindings.push(column)
+  }
+  return { sql: sql.join(', '), bindings }
+}
+
 export interface CompiledAggregate {
   query: Knex.QueryBuilder
-  plan: AggregatePlan
-  decode(rows: Record<string, unknown>[]): AggregateResponse[] | PartitionedAggregates
+  /** The statement needs the plugin's SQLite functions on its connection (see `sqlite-functions.ts`). */
+  needsSqliteFunctions: boolean
+  decode(rows: Rows): AggregateResponse[] | AggregatePage | PartitionedAggregates
 }
 
 /**
- * The 400 of a request that groups into more than `maxGroups` rows. The statement reads one row past the
- * limit, so a grouping by the id of a million records costs the server `maxGroups + 1` rows, not a million.
+ * The 400 of a request that groups into more than `maxGroups` rows without paging. The statement reads one
+ * row past the limit, so a grouping by the id of a million records costs `maxGroups + 1` rows, not a million.
  */
-function tooManyGroups(plan: AggregatePlan, maxGroups: number) {
+function tooManyGroups(plan: AggregatePlan) {
   const what = plan.partition ? 'groups of all the parents together' : 'groups'
   return badField(
     'groupBy',
-    `gives more than ${maxGroups} ${what}; filter the records or group by fewer or coarser fields`
+    `gives more than ${plan.maxGroups} ${what}; filter the records, group by fewer or coarser fields, or page the groups`
   )
 }
 
 /**
- * Turns an aggregate request into one statement over `builder` (which already holds the WHERE clause: scope,
- * filter, soft delete) and the decoder of its rows. Invalid requests are 400s naming each offending entry,
- * and so is a result of more than the resource's `maxAggregateGroups` rows (groups, or partitions of them).
+ * Turns a planned aggregate into one statement over `builder` (which already holds the WHERE clause: scope,
+ * filter, soft delete) and the decoder of its rows:
+ *
+ *   SELECT * FROM (SELECT keys, aggregates FROM table WHERE ... GROUP BY keys) AS __fq_groups
+ *   WHERE <having> ORDER BY <sorting>, <keys> LIMIT <page + 1 | maxGroups + 1> OFFSET <offset>
+ *
+ * With fill the grouped rows are joined to the series of buckets first. Relation pages and counted pages
+ * number the rows with ROW_NUMBER() (per parent) and count them with COUNT(*) OVER (), and keep the page's
+ * rows (and the first row, which carries the count even when the page is past the end).
  */
 export function compileAggregate(
   knex: Knex,
   builder: Knex.QueryBuilder,
   target: SqlTarget,
-  request: AggregateRequest
+  plan: AggregatePlan,
+  limits: Readonly<Required<QueryLimits>>
 ): CompiledAggregate {
-  const plan = planAggregate(target.resource, request)
-  const maxGroups = target.resource.maxAggregateGroups
+  const buckets = dateBucketsOf(knex, target.dialect)
+  let source = groupedRows(knex, builder, target, buckets, plan)
+  if (plan.fill) source = filledRows(knex, source, target, buckets, plan)
+  const rows = knex.select(`${GROUPS}.*`).from(source.as(GROUPS))
+  if (plan.having) {
+    const having = { resource: plan.having.resource, dialect: target.dialect, table: GROUPS }
+    applyParsedFilter(rows, having, parseFilter(having, plan.having.filter, limits))
+  }
+  const order = orderSql(plan, GROUPS)
+  const { paging, partition } = plan
+  let query: Knex.QueryBuilder
+  if (paging && (partition || plan.totalCount)) {
+    const over = partition ? 'PARTITION BY ??' : ''
+    const overBindings = partition ? [`${GROUPS}.${partition.alias}`] : []
+    const ordered = order.sql ? ` ORDER BY ${order.sql}` : ''
+    rows.select(
+      knex.raw(`ROW_NUMBER() OVER (${over}${ordered}) AS ??`, [...overBindings, ...order.bindings, ROW]),
+      knex.raw(`COUNT(*) OVER (${over}) AS ??`, [...overBindings, TOTAL])
+    )
+    const { limit, offset } = paging
+    query = knex
+      .select(`${RANKED}.*`)
+      .from(rows.as(RANKED))
+      .where((window) => {
+        window.where((page) =>
+          page.where(`${RANKED}.${ROW}`, '>', offset).andWhere(`${RANKED}.${ROW}`, '<=', offset + limit + 1)
+        )
+        if (plan.totalCount) window.orWhere(`${RANKED}.${ROW}`, 1)
+      })
+    if (partition) query.orderBy(`${RANKED}.${partition.alias}`)
+    query.orderBy(`${RANKED}.${ROW}`)
+  } else {
+    if (partition) rows.orderBy(`${GROUPS}.${partition.alias}`)
+    if (order.sql) rows.orderByRaw(order.sql, order.bindings)
+    query = rows.limit((paging ? paging.limit : plan.maxGroups) + 1)
+    if (paging?.offset) query.offset(paging.offset)
+  }
+  plan.zones.forEach((zone, index) => {
+    if (buckets.zoneUnknown)
+      query.select(knex.raw('? AS ??', [buckets.zoneUnknown(zone), `${ZONE_UNKNOWN}${index}`]))
+  })
   return {
-    query: selectAggregates(knex, builder, target, plan).limit(maxGroups + 1),
-    plan,
-    decode: (rows) => {
-      if (rows.length > maxGroups) throw tooManyGroups(plan, maxGroups)
-      return plan.partition ? decodePartitions(plan, rows) : decodeResponses(plan, rows)
+    query,
+    needsSqliteFunctions: plan.zones.length > 0 && buckets.needsFunction === true,
+    decode: (result) => {
+      if (paging) return partition ? decodePartitions(plan, result) : decodePage(plan, result)
+      if (result.length > plan.maxGroups) throw tooManyGroups(plan)
+      return partition ? decodePartitions(plan, result) : decodeResponses(plan, result)
     }
   }
 }

@@ -1,14 +1,29 @@
 import { badField } from '../errors'
 import { decodeValue } from '../resource/codec'
-import type { AggregateResponse, PartitionedAggregates } from '../query/model'
+import { matchesFilter } from '../query/match-filter'
+import {
+  isCounting,
+  type AggregatePage,
+  type AggregateResponse,
+  type PartitionedAggregates
+} from '../query/model'
 import type { AggregateColumn, AggregatePlan, GroupColumn } from './plan'
 
 type Row = Record<string, unknown>
+export type Rows = Row[]
 
-/** A date bucket comes back as `YYYY-MM-DD` from every dialect; clients get its start as an ISO timestamp. */
+/** Row numbers and counts of windowed statements, and MariaDB's word on each time zone. */
+export const ROW = '__fq_row'
+export const TOTAL = '__fq_total'
+export const ZONE_UNKNOWN = '__fq_zone_unknown_'
+
+/**
+ * A date bucket comes back as its start, `YYYY-MM-DDTHH:MM:SS` in UTC, from every dialect; clients get it as
+ * an ISO timestamp.
+ */
 function decodeGroup(group: GroupColumn, value: unknown) {
   if (!group.bucket) return decodeValue(group.field.kind, value)
-  return value === null || value === undefined ? null : `${decodeValue('string', value)}T00:00:00.000Z`
+  return value === null || value === undefined ? null : `${decodeValue('string', value)}.000Z`
 }
 
 /** The column where a database that cannot answer Infinity says that a sum or average overflowed. */
@@ -21,7 +36,7 @@ export const overflowAlias = (alias: string) => `${alias}_overflowed`
  */
 function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row) {
   const value = row[alias]
-  if (fn === 'count') return Number(value ?? 0)
+  if (isCounting(fn)) return Number(value ?? 0)
   if (fn !== 'sum' && fn !== 'avg') return decodeValue(field.kind, value)
   // PostgreSQL answers NULL for a sum that overflowed, and says so in the overflow column (true).
   const overflowed = Number(row[overflowAlias(alias)] ?? 0) === 1
@@ -42,6 +57,7 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
     )
   }
   for (const column of plan.aggregates) {
+    if (column.hidden) continue
     const member = (response[column.fn] ??= {}) as Record<string, unknown>
     member[column.field.name] = decodeAggregate(column, row)
   }
@@ -50,28 +66,77 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
 
 /**
  * What a set of no records aggregates to: no groups, or without groupBy the single entry SQL gives for an
- * empty table (counts 0, everything else null).
+ * empty table (counts 0, everything else null) unless `having` refuses that entry.
  */
 function emptyResponses(plan: AggregatePlan): AggregateResponse[] {
-  return plan.groups.length ? [] : [decodeResponse(plan, {})]
+  if (plan.groups.length || plan.paging?.offset) return []
+  if (plan.having) {
+    const zero = Object.fromEntries(
+      plan.aggregates.map(({ fn, field }) => [`${fn}.${field.name}`, isCounting(fn) ? 0 : null])
+    )
+    if (!matchesFilter(plan.having.resource, zero, plan.having.filter)) return []
+  }
+  return [decodeResponse(plan, {})]
 }
 
+/**
+ * MariaDB answers NULL for a time zone it has no data for, and its time-zone tables are empty until loaded:
+ * without this check the groups would silently be one NULL bucket. A 400, so that the message reaches the
+ * client (who may group in UTC or another zone) and names the server's fix.
+ */
+function checkZones(plan: AggregatePlan, rows: Row[]) {
+  if (!rows.length) return
+  plan.zones.forEach((zone, index) => {
+    if (Number(rows[0][`${ZONE_UNKNOWN}${index}`] ?? 0) !== 1) return
+    const group = plan.groups.findIndex((candidate) => candidate.zone === zone)
+    throw badField(
+      `groupBy.${group}.timeZone`,
+      `"${zone}" is unknown to the database. On MariaDB and MySQL the server needs its time-zone tables: ` +
+        'mariadb-tzinfo-to-sql /usr/share/zoneinfo | mariadb -u root mysql'
+    )
+  })
+}
+
+/** Rows without groupBy: SQL answers one row for any set of records, none when `having` refused it. */
 export function decodeResponses(plan: AggregatePlan, rows: Row[]): AggregateResponse[] {
-  return rows.length ? rows.map((row) => decodeResponse(plan, row)) : emptyResponses(plan)
+  checkZones(plan, rows)
+  return rows.map((row) => decodeResponse(plan, row))
 }
 
-/** Rows arrive ordered by the partition key, then by the group keys. */
+/** One page: the rows after `offset` (a counted page also carries its first row for the count). */
+export function decodePage(plan: AggregatePlan, rows: Row[]): AggregatePage {
+  checkZones(plan, rows)
+  const { limit, offset } = plan.paging!
+  const windowed = rows.length > 0 && rows[0][ROW] !== undefined
+  const page = windowed ? rows.filter((row) => Number(row[ROW]) > offset) : rows
+  const result: AggregatePage = {
+    data: page.slice(0, limit).map((row) => decodeResponse(plan, row)),
+    limit,
+    skip: offset,
+    hasNextPage: page.length > limit
+  }
+  if (plan.totalCount) result.total = rows.length ? Number(rows[0][TOTAL]) : 0
+  return result
+}
+
+/** Rows arrive ordered by the partition key, then in the requested order (with paging: numbered per key). */
 export function decodePartitions(plan: AggregatePlan, rows: Row[]): PartitionedAggregates {
+  checkZones(plan, rows)
   const partition = plan.partition!
-  const partitions = new Map<string, { key: unknown; responses: AggregateResponse[] }>()
+  const limit = plan.paging?.limit ?? Infinity
+  const partitions = new Map<
+    string,
+    { key: unknown; responses: AggregateResponse[]; hasNextPage?: boolean }
+  >()
   for (const row of rows) {
     const key = decodeGroup(partition, row[partition.alias])
     let entry = partitions.get(String(key))
     if (!entry) {
-      entry = { key, responses: [] }
+      entry = { key, responses: [], ...(plan.paging ? { hasNextPage: false } : {}) }
       partitions.set(String(key), entry)
     }
-    entry.responses.push(decodeResponse(plan, row))
+    if (entry.responses.length < limit) entry.responses.push(decodeResponse(plan, row))
+    else entry.hasNextPage = true
   }
   return { partitions: [...partitions.values()], empty: emptyResponses(plan) }
 }

@@ -6,10 +6,24 @@ import {
   DATE_BUCKETS,
   type AggregateFunction,
   type AggregateRequest,
-  type DateBucket
+  type DateBucket,
+  type Filter,
+  type GroupFill
 } from '../query/model'
+import { isTimeZone, UTC } from './time-zone'
+import { planFill, type FillPlan } from './fill'
+import { planHaving, type HavingPlan } from './having'
+import { planOrder, type OrderTerm } from './order'
 
-const REQUEST_KEYS = new Set<string>(['groupBy', 'partitionBy', ...AGGREGATE_FUNCTIONS])
+const REQUEST_KEYS = new Set<string>([
+  'groupBy',
+  'partitionBy',
+  'having',
+  'sorting',
+  'paging',
+  'totalCount',
+  ...AGGREGATE_FUNCTIONS
+])
 const NOTHING_SELECTED = 'No aggregate fields selected'
 
 /**
@@ -18,8 +32,10 @@ const NOTHING_SELECTED = 'No aggregate fields selected'
  */
 export interface GroupColumn {
   field: ResolvedField
-  /** Date fields only: the bucket their values are truncated to. */
+  /** Date fields only: the bucket their values are truncated to, in `zone`'s calendar. */
   bucket?: DateBucket
+  zone?: string
+  fill?: GroupFill
   alias: string
 }
 
@@ -27,13 +43,38 @@ export interface AggregateColumn {
   fn: AggregateFunction
   field: ResolvedField
   alias: string
+  /** Computed for `having` or `sorting` only, not answered. */
+  hidden?: boolean
+}
+
+export interface AggregatePaging {
+  limit: number
+  offset: number
 }
 
 export interface AggregatePlan {
   groups: GroupColumn[]
-  /** In the order of AGGREGATE_FUNCTIONS, then of the request. */
+  /** In the order of AGGREGATE_FUNCTIONS, then of the request; hidden ones after them. */
   aggregates: AggregateColumn[]
   partition?: GroupColumn
+  having?: HavingPlan
+  /** The requested order, then the group keys ascending: a total order, so pages never overlap. */
+  order: OrderTerm[]
+  paging?: AggregatePaging
+  totalCount: boolean
+  fill?: FillPlan
+  /** The time zones other than UTC that buckets are computed in. */
+  zones: string[]
+  /** Most groups the statement may answer without paging. */
+  maxGroups: number
+}
+
+/** What the plan needs besides the request: the resource's limits and the call's filter (for fill). */
+export interface PlanContext {
+  maxGroups: number
+  maxFillBuckets: number
+  /** The filter the client gave (not the scope), whose bounds on a filled date field bound its series. */
+  filter?: Filter
 }
 
 const FILTER_ONLY = 'is filterOnly: it can be filtered on, never read'
@@ -59,8 +100,9 @@ export function groupable(field: ResolvedField) {
 }
 
 /** Collects every problem of one request, so that the 400 names each offending entry (`sum.0`, ...). */
-class RequestChecker {
+export class RequestChecker {
   readonly errors: FieldError[] = []
+  readonly columns: AggregateColumn[] = []
 
   constructor(
     private resource: ResolvedResource,
@@ -85,6 +127,19 @@ class RequestChecker {
     return field
   }
 
+  /** The column of `fn` of the field named `name`, added (hidden) when the request does not answer it. */
+  column(fn: AggregateFunction, name: unknown, path: string): AggregateColumn | undefined {
+    const field = this.field(name, path)
+    if (!field) return undefined
+    const problem = unsupported(fn, field)
+    if (problem) return this.problem(path, problem)
+    const existing = this.columns.find((column) => column.fn === fn && column.field === field)
+    if (existing) return existing
+    const column = { fn, field, alias: `__fq_${fn}_${this.columns.length}`, hidden: true }
+    this.columns.push(column)
+    return column
+  }
+
   list(key: keyof AggregateRequest): unknown[] {
     const value = this.request[key]
     if (value === undefined || value === null) return []
@@ -99,43 +154,86 @@ function planGroups(check: RequestChecker): GroupColumn[] {
   check.list('groupBy').forEach((entry, index) => {
     const path = `groupBy.${index}`
     if (!entry || typeof entry !== 'object') return check.problem(path, 'must be {field, by?}')
-    const { field: name, by } = entry as { field?: unknown; by?: unknown }
+    const { field: name, by, timeZone, fill, ...rest } = entry as Record<string, unknown>
+    for (const key of Object.keys(rest)) check.problem(`${path}.${key}`, 'is not part of a groupBy entry')
     const field = check.groupField(name, `${path}.field`)
     if (!field) return
     if (groups.some((group) => group.field === field)) {
       return check.problem(`${path}.field`, `${field.name} is grouped by twice`)
     }
-    if (by !== undefined && by !== null) {
-      if (field.kind !== 'date') return check.problem(`${path}.by`, 'applies to date fields only')
-      if (!DATE_BUCKETS.includes(by as DateBucket)) {
-        return check.problem(`${path}.by`, `must be one of ${DATE_BUCKETS.join(', ')}`)
+    const given = { by, timeZone, fill }
+    for (const key of Object.keys(given) as Array<keyof typeof given>) {
+      if (given[key] !== undefined && given[key] !== null && field.kind !== 'date') {
+        return check.problem(`${path}.${key}`, 'applies to date fields only')
       }
     }
+    if (by !== undefined && by !== null && !DATE_BUCKETS.includes(by as DateBucket)) {
+      return check.problem(`${path}.by`, `must be one of ${DATE_BUCKETS.join(', ')}`)
+    }
+    const zone = timeZone === undefined || timeZone === null ? UTC : zoneName(timeZone)
+    if (zone === undefined) {
+      return check.problem(`${path}.timeZone`, 'must be an IANA time zone name, e.g. Europe/Berlin')
+    }
+    if (fill !== undefined && fill !== null && (typeof fill !== 'object' || Array.isArray(fill))) {
+      return check.problem(`${path}.fill`, 'must be {from?, to?}')
+    }
+    if (field.kind !== 'date') return groups.push({ field, alias: `__fq_group_${groups.length}` })
     // Dates group by day unless asked otherwise, as GroupBy's default DAY does in GraphQL.
-    const bucket = field.kind === 'date' ? ((by ?? 'DAY') as DateBucket) : undefined
-    groups.push({ field, bucket, alias: `__fq_group_${groups.length}` })
+    const bucket = (by ?? 'DAY') as DateBucket
+    groups.push({
+      field,
+      bucket,
+      zone,
+      fill: (fill ?? undefined) as GroupFill | undefined,
+      alias: `__fq_group_${groups.length}`
+    })
   })
   return groups
 }
 
-function planColumns(check: RequestChecker): AggregateColumn[] {
-  const columns: AggregateColumn[] = []
+/**
+ * The canonical name of a time zone Node knows (`europe/berlin` is `Europe/Berlin`), or undefined. UTC in any
+ * spelling is `UTC`, which every database computes without time-zone data.
+ */
+function zoneName(zone: unknown) {
+  if (typeof zone !== 'string' || !isTimeZone(zone)) return undefined
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone
+  return ['UTC', 'ETC/UTC', 'GMT', 'ETC/GMT', 'Z'].includes(name.toUpperCase()) ? UTC : name
+}
+
+/** The answered columns; asking twice for the same value is harmless, it is computed once. */
+function planColumns(check: RequestChecker) {
   for (const fn of AGGREGATE_FUNCTIONS) {
     check.list(fn).forEach((name, index) => {
-      const field = check.field(name, `${fn}.${index}`)
-      if (!field) return
-      const problem = unsupported(fn, field)
-      if (problem) return check.problem(`${fn}.${index}`, problem)
-      // Asking twice for the same value is harmless; it is computed once.
-      if (columns.some((column) => column.fn === fn && column.field === field)) return
-      columns.push({ fn, field, alias: `__fq_${fn}_${columns.length}` })
+      const column = check.column(fn, name, `${fn}.${index}`)
+      if (column) column.hidden = false
     })
   }
-  return columns
+}
+
+/** `paging: {limit, offset}`: a page of at most maxGroups groups (all of them by default). */
+function planPaging(check: RequestChecker, request: AggregateRequest, maxGroups: number) {
+  const { paging } = request
+  if (paging === undefined || paging === null) return undefined
+  if (typeof paging !== 'object' || Array.isArray(paging))
+    return check.problem('paging', 'must be {limit, offset}')
+  const { limit = maxGroups, offset = 0, ...rest } = paging
+  for (const key of Object.keys(rest))
+    check.problem(`paging.${key}`, 'is not part of paging (use limit and offset)')
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > maxGroups) {
+    check.problem('paging.limit', `must be an integer from 1 to ${maxGroups}`)
+  }
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    check.problem('paging.offset', 'must be an integer of at least 0')
+  return { limit, offset }
 }
 
 /** Checks the request against the resource and plans the statement; any problem is a 400. */
-export function planAggregate(resource: ResolvedResource, request: AggregateRequest): AggregatePlan {
+export function planAggregate(
+  resource: ResolvedResource,
+  request: AggregateRequest,
+  context: PlanContext
+): AggregatePlan {
   if (!request || typeof request !== 'object' || Array.isArray(request)) {
     throw badField('aggregate', 'must be an object of groupBy, count, sum, avg, min, max')
   }
@@ -144,15 +242,44 @@ export function planAggregate(resource: ResolvedResource, request: AggregateRequ
     if (!REQUEST_KEYS.has(key)) check.problem(key, 'is not part of an aggregate request')
   }
   const groups = planGroups(check)
-  const aggregates = planColumns(check)
+  planColumns(check)
+  const having = planHaving(check, resource, request.having)
+  const order = planOrder(check, groups, request.sorting)
+  const paging = planPaging(check, request, context.maxGroups)
+  const totalCount = request.totalCount === true
+  if (request.totalCount !== undefined && typeof request.totalCount !== 'boolean') {
+    check.problem('totalCount', 'must be true or false')
+  } else if (totalCount && !paging) {
+    check.problem('totalCount', 'counts the groups of paged requests only (give paging)')
+  }
   // The relation key the plugin partitions by is any stored field; only client groupBy needs groupable ones.
   const partitionField =
     request.partitionBy === undefined ? undefined : check.field(request.partitionBy, 'partitionBy')
+  if (partitionField && totalCount) check.problem('totalCount', 'is not available on relation aggregates')
+  const fill = planFill(check, groups, context, partitionField !== undefined)
 
   if (check.errors.length) throw badInput(check.errors)
-  if (groups.length === 0 && aggregates.length === 0) {
+  const aggregates = [
+    ...check.columns.filter((column) => !column.hidden),
+    ...check.columns.filter((c) => c.hidden)
+  ]
+  if (groups.length === 0 && aggregates.every((column) => column.hidden)) {
     throw badInput([{ field: 'aggregate', message: NOTHING_SELECTED }], NOTHING_SELECTED)
   }
   const partition = partitionField && { field: partitionField, alias: '__fq_partition' }
-  return { groups, aggregates, partition }
+  const zones = [
+    ...new Set(groups.map((group) => group.zone).filter((zone) => zone && zone !== UTC))
+  ] as string[]
+  return {
+    groups,
+    aggregates,
+    partition,
+    having,
+    order,
+    paging,
+    totalCount,
+    fill,
+    zones,
+    maxGroups: context.maxGroups
+  }
 }

@@ -15,7 +15,8 @@ import {
   type AggregateFunction,
   type AggregateRequest,
   type DateBucket,
-  type GroupByField
+  type GroupByField,
+  type GroupFill
 } from '../query/model'
 
 type Member = 'groupBy' | AggregateFunction
@@ -36,12 +37,25 @@ function addGroup(groups: GroupByField[], entry: GroupByField, errors: FieldErro
   const existing = groups.find((group) => group.field === entry.field)
   if (!existing) {
     groups.push(entry)
-  } else if (existing.by !== entry.by) {
+  } else if (JSON.stringify(existing) !== JSON.stringify(entry)) {
+    const what = (group: GroupByField) =>
+      [group.by, group.timeZone, group.fill && 'fill'].filter(Boolean).join(' ')
     errors.push({
       field: `groupBy.${entry.field}`,
-      message: `is selected with the buckets ${existing.by} and ${entry.by}; group a field by one bucket per query`
+      message: `is selected as ${what(existing)} and as ${what(entry)}; group a field one way per query`
     })
   }
+}
+
+/** A date group's arguments as the request's entry: `by`, `timeZone` and `fill` where given. */
+function groupEntry(field: string, args: Record<string, unknown>): GroupByField {
+  const entry: GroupByField = { field }
+  if (args.by) entry.by = args.by as DateBucket
+  if (args.timeZone !== undefined && args.timeZone !== null && args.timeZone !== 'UTC') {
+    entry.timeZone = args.timeZone as string
+  }
+  if (args.fill) entry.fill = { ...(args.fill as GroupFill) }
+  return entry
 }
 
 /**
@@ -50,27 +64,42 @@ function addGroup(groups: GroupByField[], entry: GroupByField, errors: FieldErro
  * keep the order of the selection, which is the order of the groups.
  */
 export function aggregateRequestOf(info: GraphQLResolveInfo): Omit<AggregateRequest, 'partitionBy'> {
-  const responseType = getNamedType(info.returnType)
+  let responseType = getNamedType(info.returnType)
   if (!isObjectType(responseType)) throw new Error(`${info.fieldName} does not return an aggregate response`)
+  let nodes: readonly FieldNode[] = info.fieldNodes
+  // A page of groups (`<singular>AggregateGroups`): the responses are its `nodes`.
+  const page = responseType.getFields().nodes
+  if (page) {
+    nodes = selected(info, responseType, nodes)
+      .filter((group) => group[0].name.value === 'nodes')
+      .flat()
+    responseType = getNamedType(page.type) as GraphQLObjectType
+  }
   const request: Omit<AggregateRequest, 'partitionBy'> = {}
   const errors: FieldError[] = []
-  for (const memberNodes of selected(info, responseType, info.fieldNodes)) {
+  for (const memberNodes of nodes.length ? selected(info, responseType, nodes) : []) {
     const member = memberNodes[0].name.value as Member
     if (!MEMBERS.has(member)) continue
     const memberType = getNamedType(responseType.getFields()[member].type) as GraphQLObjectType
     const fieldDefs = memberType.getFields()
-    for (const nodes of selected(info, memberType, memberNodes)) {
-      const field = nodes[0].name.value
+    for (const fieldNodes of selected(info, memberType, memberNodes)) {
+      const field = fieldNodes[0].name.value
       if (member !== 'groupBy') {
         const list = (request[member] ??= [])
         if (!list.includes(field)) list.push(field)
         continue
       }
-      const args = getArgumentValues(fieldDefs[field], nodes[0], info.variableValues)
-      const by = (args.by ?? undefined) as DateBucket | undefined
-      addGroup((request.groupBy ??= []), by ? { field, by } : { field }, errors)
+      const args = getArgumentValues(fieldDefs[field], fieldNodes[0], info.variableValues)
+      addGroup((request.groupBy ??= []), groupEntry(field, args), errors)
     }
   }
   if (errors.length) throw badInput(errors)
   return request
+}
+
+/** Whether the field's selection (fragments included) asks for `member`, e.g. a page's `totalCount`. */
+export function selectsMember(info: GraphQLResolveInfo, member: string) {
+  const type = getNamedType(info.returnType)
+  if (!isObjectType(type)) return false
+  return selected(info, type, info.fieldNodes).some((group) => group[0].name.value === member)
 }

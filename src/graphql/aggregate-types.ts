@@ -11,8 +11,9 @@ import { DATE_BUCKETS, type AggregateFunction } from '../query/model'
 import { groupable, unsupported } from '../aggregate/plan'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './types'
+import { groupFillType, TIME_ZONE_ARG } from './aggregate-inputs'
 
-/** `enum GroupBy {DAY WEEK MONTH YEAR}`: the bucket a date is truncated to when grouping by it. */
+/** `enum GroupBy {HOUR DAY WEEK MONTH QUARTER YEAR}`: the bucket a date is truncated to when grouping by it. */
 export function groupByBucketType(types: GraphqlTypes) {
   return types.named(
     'GroupBy',
@@ -20,7 +21,7 @@ export function groupByBucketType(types: GraphqlTypes) {
       new GraphQLEnumType({
         name: 'GroupBy',
         description:
-          'Bucket of a date group: the day, the ISO week (from Monday), the month or the year, in UTC.',
+          'Bucket of a date group: the hour, day, ISO week (from Monday), month, quarter or year, in the calendar of the time zone given with it (UTC by default).',
         values: Object.fromEntries(DATE_BUCKETS.map((bucket) => [bucket, { value: bucket }]))
       })
   )
@@ -48,11 +49,8 @@ function membersType(
 export interface AggregateResponseOptions {
   /** Type name prefix: the resource name, or parent + relation name (`TodoItemSubTasks`). */
   prefix: string
-  /**
-   * Date group keys take `by: GroupBy = DAY`. The root query's do; relation aggregates' do not, as in
-   * nestjs-query (they group dates by day).
-   */
-  dateBuckets: boolean
+  /** Date group keys take `fill` (root aggregates; a relation's groups are per parent). */
+  fill: boolean
 }
 
 function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: AggregateResponseOptions) {
@@ -61,13 +59,17 @@ function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: A
     const fields: GraphQLFieldConfigMap<unknown, unknown> = {}
     for (const field of resource.fields.filter(groupable)) {
       fields[field.name] = { type: fieldScalar(types, field), description: field.description }
-      if (field.kind === 'date' && options.dateBuckets) {
+      // Unlike nestjs-query's, relation aggregates take buckets and time zones too.
+      if (field.kind === 'date') {
         fields[field.name].args = {
           by: {
             type: groupByBucketType(types),
             defaultValue: 'DAY',
-            description: 'Group by the start of the day, week, month or year (00:00 UTC).'
-          }
+            description:
+              'Group by the start of the hour, day, week, month, quarter or year, answered as an instant.'
+          },
+          timeZone: TIME_ZONE_ARG,
+          ...(options.fill ? { fill: { type: groupFillType(types) } } : {})
         }
       }
     }
@@ -76,8 +78,8 @@ function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: A
 }
 
 /**
- * `<Prefix>AggregateResponse {groupBy count sum avg min max}`, all nullable and selected by the client:
- * count of every filterable field (non-null values, Int), sum and avg of the numeric ones (Float; left out
+ * `<Prefix>AggregateResponse {groupBy count countDistinct sum avg min max}`, all nullable and selected by
+ * the client: count of every filterable field (non-null values, Int), countDistinct of those that are read, sum and avg of the numeric ones (Float; left out
  * when there are none), min and max of all but booleans (the field's own type), groupBy keys with their own
  * type; filterOnly fields only in count, as they give no value away. The shapes and names of nestjs-query.
  */
@@ -100,6 +102,14 @@ export function aggregateResponseType(
       count: {
         type: membersType(`${prefix}CountAggregate`, fieldsFor(resource, 'count'), () => GraphQLInt),
         description: 'Number of non-null values.'
+      },
+      countDistinct: {
+        type: membersType(
+          `${prefix}CountDistinctAggregate`,
+          fieldsFor(resource, 'countDistinct'),
+          () => GraphQLInt
+        ),
+        description: 'Number of distinct non-null values.'
       }
     }
     if (numeric.length) {

@@ -29,8 +29,9 @@ export const MAX_BATCH = 500
  * Parents per relation aggregate statement: no more than the target's group limit, which counts the entries
  * of all the parents of a statement, so that parents asking for one entry each never exceed it together.
  */
-export function aggregateBatchSize(target: ResolvedResource) {
-  return Math.min(MAX_BATCH, target.maxAggregateGroups)
+export function aggregateBatchSize(target: ResolvedResource, pageSize?: number) {
+  const perParent = pageSize === undefined ? 1 : pageSize + 1
+  return Math.max(1, Math.min(MAX_BATCH, Math.floor(target.maxAggregateGroups / perParent)))
 }
 
 /** A parent id as the foreign key field stores it (e.g. SubTask.todoItemId is a String, TodoItem.id an Int). */
@@ -123,7 +124,8 @@ export class RelationLoaders {
         const byParent = new Map(result.partitions.map(({ key: id, responses }) => [String(id), responses]))
         return keys.map((parent) => byParent.get(String(parent)) ?? result.empty)
       },
-      aggregateBatchSize(target)
+      // A page of groups per parent: as many parents as their pages (and the row telling of a next) fit.
+      aggregateBatchSize(target, request.paging ? (request.paging.limit ?? target.maxAggregateGroups) : undefined)
     )
   }
 

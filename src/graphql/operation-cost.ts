@@ -51,6 +51,17 @@ function loadKey(node: FieldNode) {
   return key
 }
 
+/**
+ * The page of groups an aggregate field asks for (`paging: {limit}`), at most `maxGroups`; a limit given as a
+ * variable, or none, is taken to be `maxGroups`; undefined without paging.
+ */
+function groupPageSize(field: FieldNode, maxGroups: number) {
+  const paging = field.arguments?.find((argument) => argument.name.value === 'paging')
+  if (!paging) return undefined
+  const limit = paging.value.kind === Kind.OBJECT ? paging.value.fields.find((entry) => entry.name.value === 'limit') : undefined
+  return limit?.value.kind === Kind.INT ? Math.min(Number(limit.value.value), maxGroups) : maxGroups
+}
+
 const isConnection = (field: FieldNode) =>
   field.arguments?.some((argument) => argument.name.value === 'paging') ?? false
 
@@ -141,8 +152,14 @@ export class OperationCost {
     const work = definition && workOf(definition)
     let countStatements = level.countStatements
     let batches = 1
+    const groupPage = work?.maxGroups ? groupPageSize(node, work.maxGroups) : undefined
     if (work?.statements === 'batched') {
-      batches = Math.ceil(times / (work.batchSize ?? 1))
+      // Pages of groups per parent: as many parents per statement as their pages fit in maxGroups.
+      const batchSize =
+        groupPage === undefined
+          ? (work.batchSize ?? 1)
+          : Math.max(1, Math.min(work.batchSize ?? 1, Math.floor(work.maxGroups! / (groupPage + 1))))
+      batches = Math.ceil(times / batchSize)
       const loads = loadKey(node)
       if (level.batched.has(loads)) countStatements = false
       level.batched.add(loads)
@@ -151,10 +168,12 @@ export class OperationCost {
     // Below the deepest level allowed, the depth is reported and nothing else matters.
     if (!node.selectionSet || this.depth > this.bounds.maxDepth) return
     let inner = times
-    if (isConnection(node)) {
+    if (groupPage !== undefined) {
+      inner = times * groupPage
+    } else if (work?.maxGroups) {
+      if (this.selectsGroupBy(node.selectionSet, new Set())) inner = batches * work.maxGroups
+    } else if (isConnection(node)) {
       inner = times * Math.max(pageSize(node, this.sizes), 1)
-    } else if (work?.maxGroups && this.selectsGroupBy(node.selectionSet, new Set())) {
-      inner = batches * work.maxGroups
     }
     this.walk(node.selectionSet, {
       type: definition && getNamedType(definition.type),
@@ -166,9 +185,15 @@ export class OperationCost {
     })
   }
 
-  /** Whether an aggregate's selection asks for `groupBy` (then one entry per group, else one in all). */
+  /**
+   * Whether an aggregate's selection asks for `groupBy` (then one entry per group, else one in all), also
+   * under the `nodes` of a page of groups.
+   */
   private selectsGroupBy(selections: SelectionSetNode, visited: Set<string>): boolean {
     return selections.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD && selection.name.value === 'nodes' && selection.selectionSet) {
+        return this.selectsGroupBy(selection.selectionSet, visited)
+      }
       if (selection.kind === Kind.FIELD) return selection.name.value === 'groupBy'
       if (selection.kind === Kind.INLINE_FRAGMENT) return this.selectsGroupBy(selection.selectionSet, visited)
       const fragment = this.context.getFragment(selection.name.value)

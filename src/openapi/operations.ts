@@ -11,6 +11,8 @@ import {
 } from '../rest/collection-query'
 import { deletePath, updatePath } from '../rest/router'
 import { exportPath } from '../export/route'
+import { aggregatePath } from '../rest/aggregate-route'
+import { aggregateQuerySchema } from '../rest/aggregate-query'
 import { errorResponsesOf, PAGE_INFO_SCHEMA, schemaRef } from './components'
 import { omitKeywords, toOpenApiSchema } from './schema'
 import type {
@@ -118,6 +120,26 @@ function exportResponse(resource: ResolvedResource): ResponseObject {
   }
 }
 
+/** The aggregate endpoint's JSON: each node has the members the request asked for. */
+function aggregatePageSchema(): SchemaObject {
+  const members = { type: 'object', additionalProperties: true } as SchemaObject
+  return {
+    type: 'object',
+    required: ['nodes', 'pageInfo'],
+    properties: {
+      nodes: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: Object.fromEntries(['groupBy', 'count', 'countDistinct', 'sum', 'avg', 'min', 'max'].map((m) => [m, members]))
+        }
+      },
+      pageInfo: schemaRef(PAGE_INFO_SCHEMA),
+      totalCount: { type: 'integer', minimum: 0 }
+    }
+  } as SchemaObject
+}
+
 /** Every REST operation of a resource, by OpenAPI path and method, as the router serves them. */
 export function resourcePaths(resource: ResolvedResource): Record<string, PathItemObject> {
   const { definition } = resource
@@ -163,6 +185,24 @@ export function resourcePaths(resource: ResolvedResource): Record<string, PathIt
       description: definition.export?.description,
       parameters: queryParameters(resource, collectionQuerySchema(resource, EXPORT_QUERY_OPTIONS)),
       responses: { '200': exportResponse(resource), ...errorResponsesOf('BadRequest') }
+    })
+  }
+  if (resource.aggregateEnabled) {
+    add(aggregatePath(resource), 'get', 'aggregate', {
+      summary: `Aggregate ${resource.name} records`,
+      description:
+        'Counts, distinct counts, sums, averages, minimums and maximums of the matching records, grouped, filtered by their aggregates (having), ordered and paged, as GraphQL\'s aggregate query answers them.',
+      parameters: queryParameters(resource, aggregateQuerySchema(resource)),
+      responses: {
+        '200': {
+          description: 'The groups: {nodes, pageInfo, totalCount (with totalCount=true)}, or CSV with a header row of groupBy.<field> and <function>.<field> columns',
+          content: {
+            ...json(aggregatePageSchema()),
+            'text/csv': { schema: { type: 'string' } }
+          }
+        },
+        ...errorResponsesOf('BadRequest')
+      }
     })
   }
   add(member, 'get', 'findById', {

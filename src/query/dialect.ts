@@ -1,7 +1,6 @@
 import type { Knex } from 'knex'
 import { ConfigurationError } from '../errors'
 import type { DbValue } from '../resource/codec'
-import type { DateBucket } from './model'
 
 /**
  * Everything that differs between SQL databases, in one table per feature. The rest of the compiler is
@@ -20,8 +19,6 @@ export interface Dialect {
    * would be compiled, kept and (on SQLite) prepared anew.
    */
   list: ListBinding
-  /** SQL for the start of the bucket holding a date column's value, as a `YYYY-MM-DD` string (UTC). */
-  dateBucket(column: string, bucket: DateBucket): Knex.Raw
   /** SUM of a column, in double precision where integers could overflow 64 bits. */
   sum(column: string): Knex.Raw
   /** AVG in double precision (the same digits on every database). */
@@ -122,16 +119,6 @@ function likeToGlob(pattern: string) {
 }
 
 function sqlite(knex: Knex): Dialect {
-  // Dates are stored as epoch milliseconds (knex binds Date objects that way for better-sqlite3). Dividing by
-  // 1000.0 keeps the fraction: integer division truncates towards zero, which moves the last second before
-  // a pre-1970 midnight into the next day.
-  const buckets: Record<DateBucket, string> = {
-    DAY: "strftime('%Y-%m-%d', ?? / 1000.0, 'unixepoch')",
-    // 'weekday 0' moves forward to the next Sunday (or stays on one); six days back is the ISO week's Monday.
-    WEEK: "date(?? / 1000.0, 'unixepoch', 'weekday 0', '-6 days')",
-    MONTH: "strftime('%Y-%m-01', ?? / 1000.0, 'unixepoch')",
-    YEAR: "strftime('%Y-01-01', ?? / 1000.0, 'unixepoch')"
-  }
   return {
     name: 'sqlite',
     like: (column, value) => knex.raw('?? GLOB ?', [column, value]),
@@ -139,7 +126,6 @@ function sqlite(knex: Knex): Dialect {
     // SQLite's LIKE has no escape character unless told; MySQL's and PostgreSQL's is the backslash.
     iLike: (column, pattern) => knex.raw("LOWER(??) LIKE LOWER(?) ESCAPE '\\'", [column, pattern]),
     list: jsonEachList,
-    dateBucket: (column, bucket) => knex.raw(buckets[bucket], [column]),
     // SUM fails with "integer overflow" past 64 bits; TOTAL adds in double precision, and is 0 for no value.
     sum: (column) => knex.raw('CASE WHEN COUNT(??) > 0 THEN TOTAL(??) END', [column, column]),
     // SQLite's AVG is a double already.
@@ -149,13 +135,6 @@ function sqlite(knex: Knex): Dialect {
 }
 
 function mysql(knex: Knex): Dialect {
-  const buckets: Record<DateBucket, string> = {
-    DAY: "DATE_FORMAT(??, '%Y-%m-%d')",
-    // WEEKDAY() is 0 on Monday, so this is the ISO week's Monday whatever the server's week settings.
-    WEEK: "DATE_FORMAT(DATE_SUB(??, INTERVAL WEEKDAY(??) DAY), '%Y-%m-%d')",
-    MONTH: "DATE_FORMAT(??, '%Y-%m-01')",
-    YEAR: "DATE_FORMAT(??, '%Y-01-01')"
-  }
   return {
     name: 'mysql',
     // Case sensitivity follows the column's collation; the example's tables use utf8mb4_bin.
@@ -163,8 +142,6 @@ function mysql(knex: Knex): Dialect {
     likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
     list: paddedList,
-    dateBucket: (column, bucket) =>
-      knex.raw(buckets[bucket], buckets[bucket].includes('WEEKDAY') ? [column, column] : [column]),
     // Integers are summed as DECIMAL(65), which cannot overflow.
     sum: (column) => knex.raw('SUM(??)', [column]),
     // MySQL averages integers as a DECIMAL rounded to 4 places; a floating-point zero makes it a double.
@@ -187,7 +164,6 @@ const SCALED_SUM = `SUM(??::float8 / ${SCALE})`
 const SCALED_LIMIT = `1.7976931348623157E308::float8 / ${SCALE}`
 
 function postgres(knex: Knex): Dialect {
-  const units: Record<DateBucket, string> = { DAY: 'day', WEEK: 'week', MONTH: 'month', YEAR: 'year' }
   return {
     name: 'postgres',
     // LIKE compares text: an integer id is matched as its digits, as SQLite and MySQL do. Case sensitivity
@@ -196,9 +172,6 @@ function postgres(knex: Knex): Dialect {
     likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('??::text ILIKE ?', [column, pattern]),
     list: arrayList,
-    // date_trunc('week') starts weeks on Monday, as the others are told to.
-    dateBucket: (column, bucket) =>
-      knex.raw(`to_char(date_trunc('${units[bucket]}', ?? AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`, [column]),
     sum: (column) =>
       knex.raw(`CASE WHEN ABS(${SCALED_SUM}) <= ${SCALED_LIMIT} THEN ${SCALED_SUM} * ${SCALE} END`, [
         column,

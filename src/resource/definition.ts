@@ -115,6 +115,8 @@ export interface AggregateOptions {
    * relation aggregate counts the entries of all the parents it loads at once.
    */
   maxGroups?: number
+  /** Most buckets a zero-filled date series may have (`fill`; default 10,000); more is a 400. */
+  maxFillBuckets?: number
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -87,6 +87,8 @@ export interface ResolvedResource {
   exportBatches: ReadBatches
   /** Most groups one aggregate statement on this resource may answer. */
   maxAggregateGroups: number
+  /** Most buckets of a zero-filled date series. */
+  maxFillBuckets: number
 }
 
 export interface ReadBatches {
@@ -100,6 +102,7 @@ const DEFAULT_EXPORT_BATCHES: ReadBatches = { size: 1000, maxMilliseconds: 50 }
 
 export const DEFAULT_MAX_RESULTS_SIZE = 50
 export const DEFAULT_MAX_AGGREGATE_GROUPS = 1000
+export const DEFAULT_MAX_FILL_BUCKETS = 10000
 
 export interface PageSizes {
   /** Page size when the client asks for none. */
@@ -245,6 +248,11 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
       definition,
       'aggregate.maxGroups',
       definition.aggregate?.maxGroups ?? DEFAULT_MAX_AGGREGATE_GROUPS
+    ),
+    maxFillBuckets: positiveInteger(
+      definition,
+      'aggregate.maxFillBuckets',
+      definition.aggregate?.maxFillBuckets ?? DEFAULT_MAX_FILL_BUCKETS
     )
   }
   for (const sort of resource.query.defaultSort) {

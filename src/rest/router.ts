@@ -14,6 +14,7 @@ import { restParams } from './params'
 import { requireJsonObject } from './request-body'
 import { checkQueryString } from './query-string'
 import { exportRoute } from '../export/route'
+import { aggregateRoute } from './aggregate-route'
 
 /** `:id` unless the endpoint sets its own path, which must still carry the id. */
 export function memberPath(resource: ResolvedResource, path: string | undefined, option: string) {
@@ -53,6 +54,8 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
   // Registered before `/:id`, so `export` is never taken for an id.
   if (definition.export?.disabled) router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`))
   else exportRoute(router, app, resource)
+  // Likewise `aggregate`, where the resource has aggregates; elsewhere it stays an id like any other.
+  if (resource.aggregateEnabled) aggregateRoute(router, app, resource)
 
   router.get(
     base,

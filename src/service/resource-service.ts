@@ -16,6 +16,7 @@ import { orderKey, orderSql, sortTerms, whereAfter, type SortTerm } from '../que
 import { dialectOf } from '../query/dialect'
 import { resolveQueryLimits, type QueryLimits } from '../query/limits'
 import type {
+  AggregatePage,
   AggregateRequest,
   AggregateResponse,
   Filter,
@@ -34,7 +35,8 @@ import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { shouldIgnoreGroupIndexes, tableIndexes } from '../aggregate/group-index'
-import type { AggregatePlan } from '../aggregate/plan'
+import { planAggregate, type AggregatePlan } from '../aggregate/plan'
+import { withSqliteFunctions } from '../aggregate/sqlite-functions'
 import { fullProjection, projection, type Projection } from './projection'
 import { CompiledStatement, standIns } from './compiled-statement'
 import { BoundedCache } from './bounded-cache'
@@ -420,13 +422,18 @@ export class ResourceService {
   }
 
   /**
-   * count/sum/avg/min/max of the records visible to the call (scope, `query.filter`, soft delete), grouped
-   * by `request.groupBy`, in one statement; with `partitionBy`, for many parents at once.
+   * count/countDistinct/sum/avg/min/max of the records visible to the call (scope, `query.filter`, soft
+   * delete), grouped by `request.groupBy`, filtered by `having`, ordered and paged, in one statement; with
+   * `partitionBy`, for many parents at once. With `paging` the result is a page of groups.
    */
   async aggregate(
     request: AggregateRequest & { partitionBy: string },
     params?: ResourceParams
   ): Promise<PartitionedAggregates>
+  async aggregate(
+    request: AggregateRequest & { partitionBy?: undefined; paging: object },
+    params?: ResourceParams
+  ): Promise<AggregatePage>
   async aggregate(
     request: AggregateRequest & { partitionBy?: undefined },
     params?: ResourceParams
@@ -434,16 +441,22 @@ export class ResourceService {
   async aggregate(
     request: AggregateRequest,
     params?: ResourceParams
-  ): Promise<AggregateResponse[] | PartitionedAggregates>
+  ): Promise<AggregateResponse[] | AggregatePage | PartitionedAggregates>
   async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'aggregate', params })
     const { filter } = this.readQuery(scoped, true)
-    const builder = this.whereVisible(this.db(scoped), this.visible(scoped, filter))
-    const { query, decode, plan } = compileAggregate(this.Model, builder, this.target, request)
-    if (this.target.dialect.name === 'mysql' && (await this.ignoresGroupIndexes(plan))) {
-      query.from(this.Model.raw('?? USE INDEX FOR GROUP BY ()', [this.resource.table]))
-    }
-    return decode(await runQuery(query))
+    const { maxAggregateGroups: maxGroups, maxFillBuckets } = this.resource
+    const plan = planAggregate(this.resource, request, { maxGroups, maxFillBuckets, filter })
+    const knex = this.knex(scoped)
+    const table =
+      this.target.dialect.name === 'mysql' && (await this.ignoresGroupIndexes(plan))
+        ? knex.from(knex.raw('?? USE INDEX FOR GROUP BY ()', [this.resource.table]))
+        : knex(this.resource.table)
+    const builder = this.whereVisible(table, this.visible(scoped, filter))
+    const compiled = compileAggregate(knex, builder, this.target, plan, this.limits)
+    const run = (query: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(query)
+    const rows = compiled.needsSqliteFunctions ? await withSqliteFunctions(knex, compiled.query, run) : await run(compiled.query)
+    return compiled.decode(rows)
   }
 
   /** Feathers calls it once the app is set up: what the first aggregate would otherwise wait for. */

@@ -1,0 +1,146 @@
+import type { Knex } from 'knex'
+import type { DateBucket } from './model'
+import type { Dialect } from './dialect'
+
+/**
+ * Date buckets per database: SQL for the start of the bucket holding a date column's value in a time zone's
+ * calendar, as `YYYY-MM-DDTHH:MM:SS` in UTC, the same on every database (see `aggregate/time-zone.ts` for
+ * what a bucket is; the tests hold each database to it). UTC buckets use each database's own date functions.
+ */
+export interface DateBuckets {
+  bucket(column: string, bucket: DateBucket, zone: string): Knex.Raw
+  /**
+   * True when the database cannot convert to `zone` (MariaDB without its time-zone tables), selected with
+   * the groups so that no second statement is needed to tell.
+   */
+  zoneUnknown?(zone: string): Knex.Raw
+  /** The bucket names of a JSON array as a table of one column, `__fq_key`. */
+  keyTable(keys: string): Knex.Raw
+  /** Whether buckets in zones other than UTC need the plugin's SQLite function on the connection. */
+  needsFunction?: boolean
+}
+
+const UTC = 'UTC'
+
+/** The name of the function the plugin registers on better-sqlite3 connections (see `sqlite-functions.ts`). */
+export const SQLITE_BUCKET_FUNCTION = 'feathers_query_date_bucket'
+
+/** Dates are stored as epoch milliseconds; `/ 1000.0` keeps the fraction, which integer division would not. */
+const SQLITE_UTC: Record<DateBucket, string> = {
+  HOUR: "strftime('%Y-%m-%dT%H:00:00', ?? / 1000.0, 'unixepoch')",
+  DAY: "strftime('%Y-%m-%dT00:00:00', ?? / 1000.0, 'unixepoch')",
+  // 'weekday 0' moves forward to the next Sunday (or stays on one); six days back is the ISO week's Monday.
+  WEEK: "strftime('%Y-%m-%dT00:00:00', ?? / 1000.0, 'unixepoch', 'weekday 0', '-6 days')",
+  MONTH: "strftime('%Y-%m-01T00:00:00', ?? / 1000.0, 'unixepoch')",
+  QUARTER:
+    "printf('%s-%02d-01T00:00:00', strftime('%Y', ?? / 1000.0, 'unixepoch'), (CAST(strftime('%m', ?? / 1000.0, 'unixepoch') AS INTEGER) - 1) / 3 * 3 + 1)",
+  YEAR: "strftime('%Y-01-01T00:00:00', ?? / 1000.0, 'unixepoch')"
+}
+
+const columnsIn = (sql: string, column: string) => Array(sql.split('??').length - 1).fill(column)
+
+function sqlite(knex: Knex): DateBuckets {
+  return {
+    bucket: (column, bucket, zone) =>
+      zone === UTC
+        ? knex.raw(SQLITE_UTC[bucket], columnsIn(SQLITE_UTC[bucket], column))
+        : knex.raw(`${SQLITE_BUCKET_FUNCTION}(??, ?, ?)`, [column, bucket, zone]),
+    keyTable: (keys) => knex.raw('(SELECT value AS __fq_key FROM json_each(?))', [keys]),
+    needsFunction: true
+  }
+}
+
+/** MariaDB: the local date's first day of each bucket, from the local time `{L}`. */
+const MYSQL_LOCAL_START: Record<Exclude<DateBucket, 'HOUR'>, string> = {
+  DAY: 'DATE({L})',
+  // WEEKDAY() is 0 on Monday, so this is the ISO week's Monday whatever the server's week settings.
+  WEEK: 'DATE({L}) - INTERVAL WEEKDAY({L}) DAY',
+  MONTH: 'DATE({L}) - INTERVAL (DAYOFMONTH({L}) - 1) DAY',
+  QUARTER: 'MAKEDATE(YEAR({L}), 1) + INTERVAL (QUARTER({L}) - 1) QUARTER',
+  YEAR: 'MAKEDATE(YEAR({L}), 1)'
+}
+
+const MYSQL_KEY = "'%Y-%m-%dT%H:%i:%s'"
+
+/**
+ * MariaDB: DATETIME columns hold UTC. CONVERT_TZ gives the local time and back; it needs the server's
+ * time-zone tables for zone names (offsets and UTC work without), and answers NULL without them.
+ */
+function mysql(knex: Knex): DateBuckets {
+  const local = (column: string, zone: string) =>
+    zone === UTC ? knex.raw('??', [column]) : knex.raw("CONVERT_TZ(??, '+00:00', ?)", [column, zone])
+  /** `sql` with every `{L}` the local time. */
+  const withLocal = (sql: string, column: string, zone: string) => {
+    const parts = sql.split('{L}')
+    return knex.raw(parts.join('?'), Array(parts.length - 1).fill(local(column, zone)))
+  }
+  return {
+    bucket(column, bucket, zone) {
+      if (bucket === 'HOUR') {
+        // The instant less the minutes and seconds of its local time: the hour at the offset then in force.
+        const start = knex.raw('?? - INTERVAL (MINUTE(?) * 60 + SECOND(?)) SECOND', [
+          column,
+          local(column, zone),
+          local(column, zone)
+        ])
+        return knex.raw(`DATE_FORMAT(?, ${MYSQL_KEY})`, [start])
+      }
+      const start = withLocal(MYSQL_LOCAL_START[bucket], column, zone)
+      if (zone === UTC) return knex.raw(`DATE_FORMAT(?, ${MYSQL_KEY})`, [start])
+      return knex.raw(`DATE_FORMAT(CONVERT_TZ(?, ?, '+00:00'), ${MYSQL_KEY})`, [start, zone])
+    },
+    zoneUnknown: (zone) => knex.raw("CONVERT_TZ('2000-01-01 00:00:00', '+00:00', ?) IS NULL", [zone]),
+    keyTable: (keys) =>
+      knex.raw(
+        "(SELECT __fq_key FROM JSON_TABLE(?, '$[*]' COLUMNS (__fq_key VARCHAR(19) CHARACTER SET utf8mb4 PATH '$')) AS __fq_keys)",
+        [keys]
+      )
+  }
+}
+
+const POSTGRES_UNITS: Record<DateBucket, string> = {
+  HOUR: 'hour',
+  DAY: 'day',
+  WEEK: 'week',
+  MONTH: 'month',
+  QUARTER: 'quarter',
+  YEAR: 'year'
+}
+
+const POSTGRES_KEY = `'YYYY-MM-DD"T"HH24:MI:SS'`
+
+/** PostgreSQL: timestamptz columns; `AT TIME ZONE` gives the local time and back, date_trunc weeks start Monday. */
+function postgres(knex: Knex): DateBuckets {
+  return {
+    bucket(column, bucket, zone) {
+      const unit = POSTGRES_UNITS[bucket]
+      if (zone === UTC)
+        return knex.raw(`to_char(date_trunc('${unit}', ?? AT TIME ZONE 'UTC'), ${POSTGRES_KEY})`, [column])
+      if (bucket === 'HOUR') {
+        // The instant less the minutes and seconds of its local time: the hour at the offset then in force.
+        return knex.raw(
+          `to_char((?? - (?? AT TIME ZONE ? - date_trunc('hour', ?? AT TIME ZONE ?))) AT TIME ZONE 'UTC', ${POSTGRES_KEY})`,
+          [column, column, zone, column, zone]
+        )
+      }
+      return knex.raw(
+        `to_char(date_trunc('${unit}', ?? AT TIME ZONE ?) AT TIME ZONE ? AT TIME ZONE 'UTC', ${POSTGRES_KEY})`,
+        [column, zone, zone]
+      )
+    },
+    keyTable: (keys) => knex.raw('(SELECT value AS __fq_key FROM json_array_elements_text(?::json))', [keys])
+  }
+}
+
+const tables: Record<Dialect['name'], (knex: Knex) => DateBuckets> = { sqlite, mysql, postgres }
+
+const cache = new WeakMap<Knex, DateBuckets>()
+
+export function dateBucketsOf(knex: Knex, dialect: Dialect): DateBuckets {
+  let buckets = cache.get(knex)
+  if (!buckets) {
+    buckets = tables[dialect.name](knex)
+    cache.set(knex, buckets)
+  }
+  return buckets
+}

@@ -1,0 +1,208 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import { badField, badInput, type FieldError } from '../errors'
+import type { ResolvedResource } from '../resource/resolve'
+import { compileValidator } from '../validation/validator'
+import {
+  AGGREGATE_FUNCTIONS,
+  DATE_BUCKETS,
+  type AggregateFunction,
+  type AggregateRequest,
+  type AggregateSortField,
+  type DateBucket,
+  type Filter,
+  type GroupByField
+} from '../query/model'
+import { collectionQueryParser, collectionQuerySchema } from './collection-query'
+
+const list = (description: string) => Type.Optional(Type.String({ description }))
+
+/**
+ * The aggregate endpoint's own parameters. A filterable field with one of these names cannot be filtered on
+ * by equality here (the parameter means the aggregate's); the list's other filter parameters all work.
+ */
+function aggregateParameters(resource: ResolvedResource): Record<string, TSchema> {
+  return {
+    groupBy: list(
+      `Group keys, comma-separated; a date takes a bucket after a colon (${DATE_BUCKETS.join(', ')}; DAY by default), e.g. completed,created:MONTH`
+    ),
+    timeZone: Type.Optional(
+      Type.String({ description: 'IANA time zone of the date buckets (default UTC), e.g. Europe/Berlin' })
+    ),
+    fill: Type.Optional(
+      Type.Boolean({ description: 'Answer every bucket of the date group, 0 where no record falls' })
+    ),
+    from: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: "With fill: the first bucket holds this instant (default: the filter's bound)"
+      })
+    ),
+    to: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: "With fill: the last bucket holds this instant (default: the filter's bound)"
+      })
+    ),
+    count: list('Fields whose non-null values to count, comma-separated'),
+    countDistinct: list('Fields whose distinct non-null values to count'),
+    sum: list('Numeric fields to sum'),
+    avg: list('Numeric fields to average'),
+    min: list('Fields whose smallest value to answer'),
+    max: list('Fields whose largest value to answer'),
+    having: Type.Optional(
+      Type.String({
+        description:
+          'Conditions on each group\'s aggregates as JSON, as GraphQL\'s having: {"count":{"id":{"gt":5}}}'
+      })
+    ),
+    sort: list(
+      'Order of the groups, comma-separated: a group key or function.field, - first for descending, :NULLS_FIRST or :NULLS_LAST after, e.g. -count.id,createdBy'
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: resource.maxAggregateGroups, description: 'Groups per page' })
+    ),
+    offset: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Groups to skip' })
+    ),
+    totalCount: Type.Optional(Type.Boolean({ description: 'With limit or offset: count every group' })),
+    format: Type.Optional(
+      Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'json (default) or csv' })
+    )
+  }
+}
+
+/** The query-string schema of `GET /{basePath}/aggregate`: its parameters, then the list's equality filters. */
+export function aggregateQuerySchema(resource: ResolvedResource) {
+  const own = aggregateParameters(resource)
+  const filters = collectionQuerySchema(resource, {
+    paging: false,
+    filters: !resource.query.disableFilter
+  }).properties
+  const properties: Record<string, TSchema> = { ...own }
+  for (const [name, schema] of Object.entries(filters))
+    if (!(name in own) && name !== 'query') properties[name] = schema
+  return Type.Object(properties, { additionalProperties: false })
+}
+
+export interface AggregateQuery {
+  request: AggregateRequest
+  filter?: Filter
+  format: 'json' | 'csv'
+}
+
+const split = (value: unknown) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+    : []
+
+function groupsOf(
+  resource: ResolvedResource,
+  query: Record<string, unknown>,
+  errors: FieldError[]
+): GroupByField[] {
+  const groups = split(query.groupBy).map((entry): GroupByField => {
+    const [field, by] = entry.split(':')
+    return by ? { field, by: by.toUpperCase() as DateBucket } : { field }
+  })
+  const dates = groups.filter((group) => resource.fieldMap.get(group.field)?.kind === 'date')
+  for (const name of ['timeZone', 'fill', 'from', 'to']) {
+    if (query[name] !== undefined && !dates.length)
+      errors.push({ field: name, message: 'applies to date groups; none is grouped by' })
+  }
+  if ((query.from !== undefined || query.to !== undefined) && query.fill !== true) {
+    errors.push({ field: query.from !== undefined ? 'from' : 'to', message: 'applies with fill=true' })
+  }
+  for (const group of dates) {
+    if (query.timeZone !== undefined) group.timeZone = query.timeZone as string
+    if (query.fill === true) {
+      group.fill = {
+        ...(query.from === undefined ? {} : { from: query.from as string }),
+        ...(query.to === undefined ? {} : { to: query.to as string })
+      }
+    }
+  }
+  return groups
+}
+
+function sortingOf(value: unknown): AggregateSortField[] {
+  return split(value).map((entry) => {
+    const direction = entry.startsWith('-') ? 'DESC' : 'ASC'
+    const [key, nulls] = entry.replace(/^-/, '').split(':')
+    const dot = key.indexOf('.')
+    const sort: AggregateSortField =
+      dot < 0
+        ? { field: key, direction }
+        : { field: key.slice(dot + 1), aggregate: key.slice(0, dot) as AggregateFunction, direction }
+    if (nulls) sort.nulls = nulls.toUpperCase() as AggregateSortField['nulls']
+    return sort
+  })
+}
+
+function havingOf(value: unknown) {
+  if (value === undefined) return undefined
+  try {
+    return JSON.parse(value as string)
+  } catch {
+    throw badField('having', 'must be JSON, e.g. {"count":{"id":{"gt":5}}}')
+  }
+}
+
+/** Names the plan gives problems by, as this endpoint's parameters. */
+const PARAMETER_OF: Array<[RegExp, string]> = [
+  [/^sorting\.(\d+)(\.\w+)?$/, 'sort.$1'],
+  [/^paging\.(limit|offset)$/, '$1'],
+  [/^groupBy\.\d+\.(timeZone|fill)$/, '$1']
+]
+
+/** A 400 of the service, its fields named as this endpoint's parameters. */
+export function asAggregateParameters(error: unknown) {
+  const errors = (error as { errors?: FieldError[] }).errors
+  if ((error as { code?: number }).code !== 400 || !Array.isArray(errors)) return error
+  const renamed = errors.map(({ field, message }) => {
+    const match = PARAMETER_OF.find(([pattern]) => pattern.test(field))
+    return { field: match ? field.replace(match[0], match[1]) : field, message }
+  })
+  return badInput(renamed)
+}
+
+/**
+ * Reads the aggregate endpoint's query string into an aggregate request and a filter: lists are
+ * comma-separated, having is JSON, the other parameters filter by equality as on the list endpoint.
+ */
+export function aggregateQueryParser(resource: ResolvedResource) {
+  const parameters = aggregateParameters(resource)
+  const validate = compileValidator(Type.Object(parameters, { additionalProperties: false }), {
+    coerce: true,
+    what: 'Query'
+  })
+  const own = new Set(Object.keys(parameters))
+  const filters = collectionQueryParser(resource, { paging: false, filters: !resource.query.disableFilter })
+  return (raw: Record<string, unknown>): AggregateQuery => {
+    const mine: Record<string, unknown> = {}
+    const rest: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(raw)) (own.has(name) ? mine : rest)[name] = value
+    if ('query' in rest) throw badField('query', 'search is not available on aggregates; filter by fields')
+    const { filter } = filters(rest)
+    const query = validate(mine, []) as Record<string, unknown>
+    const errors: FieldError[] = []
+    const request: AggregateRequest = {}
+    const groupBy = groupsOf(resource, query, errors)
+    if (errors.length) throw badInput(errors)
+    if (groupBy.length) request.groupBy = groupBy
+    for (const fn of AGGREGATE_FUNCTIONS) if (query[fn] !== undefined) request[fn] = split(query[fn])
+    const having = havingOf(query.having)
+    if (having !== undefined) request.having = having
+    if (query.sort !== undefined) request.sorting = sortingOf(query.sort)
+    if (query.limit !== undefined || query.offset !== undefined) {
+      request.paging = {
+        ...(query.limit === undefined ? {} : { limit: query.limit as number }),
+        offset: (query.offset as number) ?? 0
+      }
+    }
+    if (query.totalCount !== undefined) request.totalCount = query.totalCount as boolean
+    return { request, filter, format: (query.format as 'json' | 'csv') ?? 'json' }
+  }
+}

@@ -1,0 +1,85 @@
+import type Router from '@koa/router'
+import type { Application } from '@feathersjs/koa'
+import { stringify } from 'csv-stringify/sync'
+import type { Context } from '../koa'
+import type { ResolvedResource } from '../resource/resolve'
+import { resourceService } from '../service/resource-service'
+import { externalCall } from '../feathers/external-call'
+import {
+  AGGREGATE_FUNCTIONS,
+  type AggregatePage,
+  type AggregateRequest,
+  type AggregateResponse
+} from '../query/model'
+import { restParams } from './params'
+import { aggregateQueryParser, asAggregateParameters } from './aggregate-query'
+
+export function aggregatePath(resource: ResolvedResource) {
+  return `/${resource.basePath}/aggregate`
+}
+
+/** The CSV columns of a request: `groupBy.<field>` for each group key, then `<function>.<field>`. */
+function csvColumns(request: AggregateRequest) {
+  const columns = (request.groupBy ?? []).map((group) => `groupBy.${group.field}`)
+  for (const fn of AGGREGATE_FUNCTIONS) {
+    for (const field of new Set(request[fn] ?? [])) columns.push(`${fn}.${field}`)
+  }
+  return columns
+}
+
+function csvOf(request: AggregateRequest, responses: AggregateResponse[]) {
+  const columns = csvColumns(request)
+  const rows = responses.map((response) =>
+    columns.map((column) => {
+      const [member, field] = column.split(/\.(.*)/) as [keyof AggregateResponse, string]
+      return (response[member] as Record<string, unknown> | undefined)?.[field] ?? null
+    })
+  )
+  return stringify([columns, ...rows], {
+    quoted_string: true,
+    escape_formulas: true,
+    record_delimiter: '\n',
+    cast: { boolean: (value) => (value ? 'true' : 'false') }
+  })
+}
+
+/**
+ * `GET /{basePath}/aggregate`: the GraphQL aggregate as a query string (see `aggregate-query.ts`), through the
+ * service's `aggregate` method like GraphQL, so hooks, authorize and defaultFilter apply. Answers
+ * `{nodes, pageInfo, totalCount?}` as JSON, or the groups as CSV (`format=csv` or `Accept: text/csv`).
+ * Registered before `/:id`, so `aggregate` is never taken for an id on resources with aggregates.
+ */
+export function aggregateRoute(router: Router, app: Application, resource: ResolvedResource) {
+  const parse = aggregateQueryParser(resource)
+  router.get(aggregatePath(resource), async (ctx: Context) => {
+    const { request, filter, format } = parse(ctx.query)
+    const service = resourceService(app, resource)
+    let result: AggregateResponse[] | AggregatePage
+    try {
+      result = (await externalCall(service, 'aggregate', [
+        request,
+        restParams(ctx, { filter })
+      ])) as typeof result
+    } catch (error) {
+      throw asAggregateParameters(error)
+    }
+    const page: AggregatePage = Array.isArray(result)
+      ? { data: result, limit: result.length, skip: 0, hasNextPage: false }
+      : result
+    const csv =
+      format === 'csv' ||
+      (ctx.query.format === undefined && ctx.accepts('application/json', 'text/csv') === 'text/csv')
+    if (csv) {
+      ctx.type = 'text/csv; charset=utf-8'
+      ctx.attachment(`${resource.basePath.split('/').pop()}-aggregate.csv`)
+      if (page.total !== undefined) ctx.set('X-Total-Count', String(page.total))
+      ctx.body = csvOf(request, page.data)
+      return
+    }
+    ctx.body = {
+      nodes: page.data,
+      pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.skip > 0 },
+      ...(page.total === undefined ? {} : { totalCount: page.total })
+    }
+  })
+}
