@@ -78,6 +78,30 @@ function groupedRows(
   return builder
 }
 
+/** The grouped rows with each bucket named, where the database groups by the buckets' starts. */
+function namedBuckets(
+  knex: Knex,
+  grouped: Knex.QueryBuilder,
+  target: SqlTarget,
+  buckets: DateBuckets,
+  plan: AggregatePlan
+) {
+  const groups = plan.partition ? [plan.partition, ...plan.groups] : plan.groups
+  const columns = groups.map((group) => {
+    const column = `${GROUPED}.${group.alias}`
+    return group.bucket && buckets.nameAfterGrouping
+      ? knex.raw('? AS ??', [buckets.nameAfterGrouping(column), group.alias])
+      : knex.raw('??', [column])
+  })
+  for (const { fn, alias } of plan.aggregates) {
+    columns.push(knex.raw('??', [`${GROUPED}.${alias}`]))
+    if (target.dialect.overflowed && (fn === 'sum' || fn === 'avg')) {
+      columns.push(knex.raw('??', [`${GROUPED}.${overflowAlias(alias)}`]))
+    }
+  }
+  return knex.select(columns).from(grouped.as(GROUPED))
+}
+
 /** With fill: every bucket of the series, its groups' aggregates where it has records, counts of 0 elsewhere. */
 function filledRows(
   knex: Knex,
@@ -158,6 +182,9 @@ export function compileAggregate(
 ): CompiledAggregate {
   const buckets = dateBucketsOf(knex, target.dialect)
   let source = groupedRows(knex, builder, target, buckets, plan)
+  if (buckets.nameAfterGrouping && plan.groups.some((group) => group.bucket)) {
+    source = namedBuckets(knex, source, target, buckets, plan)
+  }
   if (plan.fill) source = filledRows(knex, source, target, buckets, plan)
   const rows = knex.select(`${GROUPS}.*`).from(source.as(GROUPS))
   if (plan.having) {
