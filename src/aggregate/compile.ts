@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { qualified, type SqlTarget } from '../query/compile-filter'
+import type { SqlColumn } from '../query/dialect'
 import type {
   AggregateFunction,
   AggregateRequest,
@@ -16,7 +17,7 @@ const FUNCTION_SQL: Record<'count' | 'min' | 'max', string> = {
   max: 'MAX(??)'
 }
 
-function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunction, column: string): Knex.Raw {
+function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunction, column: SqlColumn): Knex.Raw {
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
   if (fn === 'sum') return target.dialect.sum(column)
   if (fn === 'avg') return target.dialect.average(column)

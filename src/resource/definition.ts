@@ -1,4 +1,5 @@
 import type { HookContext } from '@feathersjs/feathers'
+import type { Knex } from 'knex'
 import type { ObjectSchema } from './json-schema'
 import type { Filter, SortField } from '../query/model'
 
@@ -123,6 +124,22 @@ export type Authorize = (context: HookContext<any, any>) => Filter | undefined |
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ComputedField = (record: any) => unknown
 
+/** What a SQL-computed field's expression is built with, once per database and table alias. */
+export interface SqlFieldContext {
+  knex: Knex
+  /** The resource's table or alias in the statement, quoted for the database: safe to write into SQL. */
+  table: string
+  /** A column of the resource's own row in the statement (`column('id')`), to bind with `?` in `knex.raw`. */
+  column(name: string): Knex.Ref<string, Record<string, string>>
+}
+
+/**
+ * A field computed by the database: a SQL expression over the resource's row (a correlated count, a
+ * concatenation), selected, filtered, sorted and aggregated like a column. It is built from configuration
+ * only, never from a request, and is read-only.
+ */
+export type SqlComputedField = (sql: SqlFieldContext) => Knex.Raw
+
 export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
   /** GraphQL object name, e.g. `TodoItem`. */
   name: string
@@ -161,6 +178,12 @@ export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
   authorize?: Authorize
   /** Values of `Field`s that are not stored but computed from the record when it is read. */
   computed?: Record<string, ComputedField>
+  /**
+   * Fields the database computes with a SQL expression, e.g. `subTasksCount: ({ knex, column }) =>
+   * knex.raw('(SELECT COUNT(*) FROM ?? WHERE ?? = ?)', ['sub_tasks', 'sub_tasks.todoItemId', column('id')])`.
+   * Declared `FilterableField` they can be filtered, sorted and aggregated; they are never written.
+   */
+  sqlComputed?: Record<string, SqlComputedField>
 }
 
 /** Identity helper that keeps the schema type for inference. */

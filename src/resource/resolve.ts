@@ -6,7 +6,8 @@ import type {
   ManyRelationDefinition,
   OneRelationDefinition,
   PagingStrategy,
-  ResourceDefinition
+  ResourceDefinition,
+  SqlComputedField
 } from './definition'
 import { fieldKindOf, type FieldKind } from './field-kind'
 import { kebabCase, lowerFirst, pluralize, snakeCase } from './naming'
@@ -34,6 +35,8 @@ export interface ResolvedField {
   groupable: boolean
   /** Not stored: computed when a record is read. */
   computed?: ComputedField
+  /** Not stored: computed by the database (see `query/sql-fields`); read-only. */
+  expression?: SqlComputedField
 }
 
 export interface ResolvedQueryOptions {
@@ -121,6 +124,7 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
   const schema = definition.schema
   const required = new Set(schema.required ?? [])
   const computed = definition.computed ?? {}
+  const expressions: Partial<Record<string, SqlComputedField>> = definition.sqlComputed ?? {}
 
   return Object.entries(schema.properties).map(([name, property]) => {
     const annotation = readAnnotation(property)
@@ -139,13 +143,21 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
     if (computed[name] && annotation.role !== 'plain') {
       throw new ConfigurationError(`${definition.name}.${name} is computed, so it must be a plain Field`)
     }
+    const expression = expressions[name]
+    if (expression && (computed[name] || annotation.role === 'id')) {
+      throw new ConfigurationError(`${definition.name}.${name} is computed in SQL, so it is neither an IDField nor computed`)
+    }
+    if (expression !== undefined && typeof expression !== 'function') {
+      throw new ConfigurationError(`${definition.name}: sqlComputed.${name} must be a function returning knex.raw`)
+    }
     return {
       name,
       column: name,
       kind,
       role: annotation.role,
       // Whichever TypeBox built it, the plugin's TypeBox composes it with others by its JSON Schema keywords.
-      schema: annotation.base as TSchema,
+      // The database computes a SQL field's value: no client writes it, as the schema then says.
+      schema: (expression ? { ...annotation.base, readOnly: true } : annotation.base) as TSchema,
       description: annotation.base.description,
       nullable: annotation.nullable || !required.has(name),
       filterable: annotation.role !== 'plain',
@@ -154,7 +166,8 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
       serialized: !annotation.filterOnly && !annotation.hidden,
       hidden: annotation.hidden,
       groupable: annotation.groupBy,
-      computed: computed[name]
+      computed: computed[name],
+      ...(expression ? { expression } : {})
     }
   })
 }
@@ -218,9 +231,11 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
         (ids.length ? ` (${ids.map((field) => field.name).join(', ')})` : '')
     )
   }
-  for (const name of Object.keys(definition.computed ?? {})) {
-    if (!fields.some((field) => field.name === name)) {
-      throw new ConfigurationError(`${definition.name}: computed field "${name}" is not in the schema`)
+  for (const option of ['computed', 'sqlComputed'] as const) {
+    for (const name of Object.keys(definition[option] ?? {})) {
+      if (!fields.some((field) => field.name === name)) {
+        throw new ConfigurationError(`${definition.name}: ${option} field "${name}" is not in the schema`)
+      }
     }
   }
   const resource: ResolvedResource = {
@@ -260,6 +275,13 @@ function storedField(resource: ResolvedResource, name: string, where: string): R
   return field
 }
 
+/** A relation's foreign key: a column relation writes set, so not one the database computes. */
+function foreignKeyField(resource: ResolvedResource, name: string, where: string): ResolvedField {
+  const field = storedField(resource, name, where)
+  if (field.expression) throw new ConfigurationError(`${resource.name}: ${where} names SQL-computed field "${name}"`)
+  return field
+}
+
 function relatedResource(
   resource: ResolvedResource,
   name: string,
@@ -285,7 +307,7 @@ function linkMany(
     name,
     target,
     // The foreign key is on the related resource...
-    foreignKey: storedField(target, relation.foreignKey, `relation ${resource.name}.${name}`),
+    foreignKey: foreignKeyField(target, relation.foreignKey, `relation ${resource.name}.${name}`),
     aggregate: resource.definition.enableAggregate === true && relation.enableAggregate !== false
   }
 }
@@ -301,7 +323,7 @@ function linkOne(
     name,
     target: relatedResource(resource, name, relation, byName),
     // ...and on this one for a one-relation.
-    foreignKey: storedField(resource, relation.foreignKey, `relation ${resource.name}.${name}`),
+    foreignKey: foreignKeyField(resource, relation.foreignKey, `relation ${resource.name}.${name}`),
     nullable: relation.nullable === true
   }
 }
@@ -332,6 +354,7 @@ export function resolveResources(definitions: ResourceDefinition[]): ResolvedRes
   return resources
 }
 
+/** The fields a statement reads from the database: stored columns and SQL-computed fields. */
 export function storedFields(resource: ResolvedResource) {
   return resource.fields.filter((field) => !field.computed)
 }
