@@ -34,7 +34,7 @@ forEachDatabase('SQL-computed fields (TodoItem.subTasksCount)', (env) => {
       .groupBy('todo_items.id')
       .select('todo_items.id')
       .count({ n: 'sub_tasks.id' })
-    expected = new Map(counted.map((row) => [Number(row.id), Number(row.n)]))
+    expected = new Map(counted.map((row: Record<string, unknown>) => [Number(row.id), Number(row.n)]))
   })
 
   const countOf = (id: unknown) => expected.get(Number(id))!

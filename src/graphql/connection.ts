@@ -3,6 +3,7 @@ import type { ResolvedResource } from '../resource/resolve'
 import type { Page } from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
 import { encodeCursor, type PageWindow } from './cursor'
+import { encodeKeysetCursor } from './keyset-cursor'
 import { connectionCursorType } from './field-types'
 import type { GraphqlTypes } from './types'
 import { withWork } from './field-work'
@@ -106,6 +107,25 @@ export function toConnection(page: Page<ResourceRecord>, window: PageWindow): Co
     pageInfo: {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: window.offset > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null
+    },
+    edges,
+    totalCount: page.total
+  }
+}
+
+/**
+ * A keyset page as a connection: each record's cursor holds its values of `page.keysetFields`. A page
+ * started after a cursor has records before it, one ended before a cursor has records after it.
+ */
+export function toKeysetConnection(page: Page<ResourceRecord>, scope: string): Connection {
+  const fields = page.keysetFields ?? []
+  const edges = page.data.map((node) => ({ node, cursor: encodeKeysetCursor(scope, fields, node) }))
+  return {
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage ?? false,
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null
     },

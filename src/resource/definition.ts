@@ -11,7 +11,26 @@ export type Guard = (
 
 export type PagingStrategy = 'offset' | 'none'
 
-export const PagingStrategies = { OFFSET: 'offset', NONE: 'none' } as const
+/** GraphQL collections page by cursors (the default), by `limit`/`offset`, or not at all. */
+export type GraphqlPagingStrategy = 'cursor' | PagingStrategy
+
+export const PagingStrategies = { CURSOR: 'cursor', OFFSET: 'offset', NONE: 'none' } as const
+
+/** How GraphQL pages a collection: a resource's root query, or a many-relation. */
+export interface GraphqlPagingOptions {
+  /**
+   * `cursor` (default): a connection of edges with cursors, `paging: {first, after, last, before}`.
+   * `offset`: `paging: {limit, offset}`, a connection of `nodes`. `none`: a plain list of every matching
+   * record, up to `maxResultsSize` (more is an error, never a silently shorter list).
+   */
+  pagingStrategy?: GraphqlPagingStrategy
+  /**
+   * Cursor strategy only: cursors hold the record's sort values and id (keyset paging) instead of its
+   * offset, so pages stay right while records are inserted and deleted and a deep page costs what the first
+   * does. Such a cursor belongs to one sorting and filter; used with another it is a 400.
+   */
+  keyset?: boolean
+}
 
 export interface QueryOptions {
   /** ANDed into every collection request (list, export, GraphQL collections and aggregates). */
@@ -78,7 +97,7 @@ export interface DeleteOptions {
   one?: EndpointOptions
 }
 
-export interface ManyRelationDefinition {
+export interface ManyRelationDefinition extends GraphqlPagingOptions {
   /** Name of the related resource. */
   resource: string
   /** Field of the related resource that holds this resource's id. */
@@ -165,6 +184,8 @@ export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
   guards?: Guard[]
   many?: Record<string, ManyRelationDefinition>
   one?: Record<string, OneRelationDefinition>
+  /** How the GraphQL root query pages the resource's records (relations say so themselves). */
+  graphql?: GraphqlPagingOptions
   /** Aggregate queries on the root type and on every many-relation. */
   enableAggregate?: boolean
   /** Aggregate query on the root type only (`enabled`), and the limit of every aggregate of the resource. */

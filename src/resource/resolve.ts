@@ -3,6 +3,8 @@ import { ConfigurationError } from '../errors'
 import { readAnnotation, type FieldRole } from './annotations'
 import type {
   ComputedField,
+  GraphqlPagingOptions,
+  GraphqlPagingStrategy,
   ManyRelationDefinition,
   OneRelationDefinition,
   PagingStrategy,
@@ -51,9 +53,16 @@ export interface ResolvedQueryOptions {
   disableFilter: boolean
 }
 
+/** How GraphQL pages a collection (see `GraphqlPagingOptions`). */
+export interface ResolvedPaging {
+  strategy: GraphqlPagingStrategy
+  keyset: boolean
+}
+
 export interface ResolvedManyRelation {
   kind: 'many'
   name: string
+  paging: ResolvedPaging
   /** Filled in once every resource is known. */
   target: ResolvedResource
   /** Field of the target holding this resource's id. */
@@ -86,6 +95,8 @@ export interface ResolvedResource {
   many: ResolvedManyRelation[]
   one: ResolvedOneRelation[]
   aggregateEnabled: boolean
+  /** How the GraphQL root query pages. */
+  graphqlPaging: ResolvedPaging
   /** How the CSV export reads: `export.batchSize` and `export.maxBatchMilliseconds` with their defaults. */
   exportBatches: ReadBatches
   /** Most groups one aggregate statement on this resource may answer. */
@@ -218,6 +229,19 @@ function resolveExportBatches(definition: ResourceDefinition): ReadBatches {
   return { size: batchSize, maxMilliseconds: maxBatchMilliseconds }
 }
 
+const GRAPHQL_PAGING_STRATEGIES: GraphqlPagingStrategy[] = ['cursor', 'offset', 'none']
+
+function resolvePaging(options: GraphqlPagingOptions = {}, where: string): ResolvedPaging {
+  const { pagingStrategy: strategy = 'cursor', keyset = false } = options
+  if (!GRAPHQL_PAGING_STRATEGIES.includes(strategy)) {
+    throw new ConfigurationError(`${where}: pagingStrategy must be one of ${GRAPHQL_PAGING_STRATEGIES.join(', ')}`)
+  }
+  if (keyset && strategy !== 'cursor') {
+    throw new ConfigurationError(`${where}: keyset cursors need the cursor paging strategy`)
+  }
+  return { strategy, keyset: keyset === true }
+}
+
 /** Resolves one definition on its own; relations are linked by `resolveResources`. */
 function resolveResource(definition: ResourceDefinition): ResolvedResource {
   if (!/^[A-Z][A-Za-z0-9]*$/.test(definition.name)) {
@@ -255,6 +279,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
     many: [],
     one: [],
     aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true,
+    graphqlPaging: resolvePaging(definition.graphql, `${definition.name}.graphql`),
     exportBatches: resolveExportBatches(definition),
     maxAggregateGroups: positiveInteger(
       definition,
@@ -305,6 +330,7 @@ function linkMany(
   return {
     kind: 'many',
     name,
+    paging: resolvePaging(relation, `relation ${resource.name}.${name}`),
     target,
     // The foreign key is on the related resource...
     foreignKey: foreignKeyField(target, relation.foreignKey, `relation ${resource.name}.${name}`),
