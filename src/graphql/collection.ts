@@ -4,8 +4,8 @@ import type { ResolvedPaging, ResolvedResource } from '../resource/resolve'
 import type { Page } from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
 import type { CollectionRequest } from './collection-args'
-import { connectionType, toConnection, toKeysetConnection } from './connection'
-import { offsetConnectionType, toOffsetConnection } from './offset-connection'
+import { cursorPage, pagedType, toConnection, toKeysetConnection } from './connection'
+import { offsetPage, toOffsetConnection } from './offset-connection'
 import type { GraphqlTypes } from './types'
 
 /**
@@ -25,10 +25,9 @@ export interface CollectionShape {
 export function collectionType(types: GraphqlTypes, shape: CollectionShape): GraphQLOutputType {
   const { paging, name, target, node, countedApart } = shape
   if (paging.strategy === 'none') return new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(node())))
-  if (paging.strategy === 'offset') {
-    return new GraphQLNonNull(offsetConnectionType(types, name, target.query.enableTotalCount, node, { countedApart }))
-  }
-  return new GraphQLNonNull(connectionType(types, name, target, node, { countedApart }))
+  // nestjs-query's names: `<Resource>OffsetConnection` at the root, `<Parent><Relation>Connection` for both.
+  const page = () => (paging.strategy === 'offset' ? offsetPage(types, node) : cursorPage(types, target, node))
+  return new GraphQLNonNull(pagedType(types, name, target, page, countedApart === true))
 }
 
 /**

@@ -1,4 +1,11 @@
-import { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType } from 'graphql'
+import {
+  GraphQLBoolean,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLFieldConfigMap
+} from 'graphql'
 import type { ResolvedResource } from '../resource/resolve'
 import type { Page } from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
@@ -67,16 +74,16 @@ export function edgeType(types: GraphqlTypes, target: ResolvedResource, node: ()
 }
 
 /**
- * A cursor connection to `target` records, e.g. `TodoItemConnection` or `TodoItemSubTasksConnection`.
- * `totalCount` exists only when the target enables it, and is counted only when selected: by a statement of
- * its own when `countedApart` (a root connection), else in the statement of the page (relations).
+ * A connection type named `name`: `page` (its page info and records, edges or nodes), then `totalCount` when
+ * the target offers it, counted only when selected: by a statement of its own when `countedApart` (a root
+ * connection), else in the statement of the page (relations).
  */
-export function connectionType(
+export function pagedType(
   types: GraphqlTypes,
   name: string,
   target: ResolvedResource,
-  node: () => GraphQLObjectType,
-  { countedApart = false } = {}
+  page: () => GraphQLFieldConfigMap<unknown, unknown>,
+  countedApart: boolean
 ) {
   const totalCount = {
     type: new GraphQLNonNull(GraphQLInt),
@@ -85,19 +92,24 @@ export function connectionType(
   return types.named(
     name,
     () =>
-      new GraphQLObjectType<Connection>({
+      new GraphQLObjectType({
         name,
         fields: () => ({
-          pageInfo: { type: new GraphQLNonNull(pageInfoType(types)) },
-          edges: {
-            type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edgeType(types, target, node))))
-          },
+          ...page(),
           ...(target.query.enableTotalCount
             ? { totalCount: countedApart ? withWork(totalCount, { statements: 'once' }) : totalCount }
             : {})
         })
       })
   )
+}
+
+/** The page of a cursor connection (`TodoItemConnection`, `TodoItemSubTasksConnection`): edges with cursors. */
+export function cursorPage(types: GraphqlTypes, target: ResolvedResource, node: () => GraphQLObjectType) {
+  return {
+    pageInfo: { type: new GraphQLNonNull(pageInfoType(types)) },
+    edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edgeType(types, target, node)))) }
+  }
 }
 
 /** A service page as a connection; the page's records sit at `window.offset` onwards. */

@@ -11,7 +11,6 @@ import type { PageSizes } from '../resource/resolve'
 import type { Page } from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
 import { pageSize, present, type PageWindow } from './cursor'
-import { withWork } from './field-work'
 import type { GraphqlTypes } from './types'
 
 /**
@@ -60,36 +59,12 @@ export function offsetPageInfoType(types: GraphqlTypes) {
   )
 }
 
-/**
- * An offset connection named `name` (`TodoItemOffsetConnection`, or `TodoItemSubTasksConnection` for a
- * relation, as nestjs-query names them). `totalCount` as in cursor connections: when the target enables it,
- * counted when selected, apart (`countedApart`, a root connection) or in the page's statement (relations).
- */
-export function offsetConnectionType(
-  types: GraphqlTypes,
-  name: string,
-  enableTotalCount: boolean,
-  node: () => GraphQLObjectType,
-  { countedApart = false } = {}
-) {
-  const totalCount = {
-    type: new GraphQLNonNull(GraphQLInt),
-    description: 'Number of records matching the filter (costs a count, so only when selected).'
+/** The page of an offset connection: page flags and the records as `nodes`. */
+export function offsetPage(types: GraphqlTypes, node: () => GraphQLObjectType) {
+  return {
+    pageInfo: { type: new GraphQLNonNull(offsetPageInfoType(types)), description: 'Paging information.' },
+    nodes: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(node()))) }
   }
-  return types.named(
-    name,
-    () =>
-      new GraphQLObjectType<OffsetConnection>({
-        name,
-        fields: () => ({
-          pageInfo: { type: new GraphQLNonNull(offsetPageInfoType(types)), description: 'Paging information.' },
-          nodes: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(node()))) },
-          ...(enableTotalCount
-            ? { totalCount: countedApart ? withWork(totalCount, { statements: 'once' }) : totalCount }
-            : {})
-        })
-      })
-  )
 }
 
 /** The window `paging: {limit, offset}` asks for: a limit of 1 to the maximum, a non-negative offset. */
