@@ -246,14 +246,28 @@ forEachDatabase(
       assert.deepEqual([second.pageInfo.hasPreviousPage, second.pageInfo.hasNextPage], [true, true])
       const back = await run({ last: 2, before: second.pageInfo.startCursor })
       assert.deepEqual(back.edges.map((edge: any) => Number(edge.node.id)), expected.slice(3, 5).map((card) => card.id))
+      const counted = await graphql(
+        env.server,
+        `query($after: ConnectionCursor) { boards(paging: { limit: 5 }) { nodes { cardsByKey(paging: { first: 2, after: $after }, sorting: [{ field: rank, direction: DESC }]) { totalCount edges { node { id } } } } } }`,
+        { after: first.pageInfo.endCursor }
+      )
+      assert.deepEqual(
+        counted.data.boards.nodes.map((board: any) => board.cardsByKey.totalCount),
+        [expected.length, 3],
+        'every record of the parent, not those after the cursor'
+      )
       const small = await env.server.countStatements(() => run({ first: 1 }))
       const large = await env.server.countStatements(() => run({ first: 10, after: first.pageInfo.endCursor }))
       assert.equal(small, 2)
       assert.equal(large, small)
     })
 
-    it('reads a root keyset page in one statement, deep or not', async () => {
+    it('reads a root keyset page in one statement, deep or not, and counts every record for totalCount', async () => {
       const { pageInfo } = await page({ paging: { first: 10 } })
+      const counted = await graphql(env.server, `query($after: ConnectionCursor) { cards(paging: { first: 2, after: $after }) { totalCount } }`, {
+        after: pageInfo.endCursor
+      })
+      assert.equal(counted.data.cards.totalCount, (await current()).length)
       const first = await env.server.countStatements(() => page({ paging: { first: 3 } }))
       const deep = await env.server.countStatements(() => page({ paging: { first: 3, after: pageInfo.endCursor } }))
       assert.equal(first, 1)

@@ -3,7 +3,7 @@ import type { Id, NullableId, Paginated, Params, Query } from '@feathersjs/feath
 import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { decodeValue, encodeRow, encodeValue, rowDecoder, type RowDecoder } from '../resource/codec'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import {
   applyParsedFilter,
   keyName,
@@ -332,7 +332,8 @@ export class ResourceService {
           ROW_NUMBER
         ])
       )
-      if (query.totalCount) {
+      // A keyset page's rows start at its cursor: its partitions' totals are counted apart, below.
+      if (query.totalCount && !keyset) {
         inner.select(this.Model.raw('COUNT(*) OVER (PARTITION BY ??) AS ??', [partition, PARTITION_TOTAL]))
       }
       return this.knex(params)
@@ -374,7 +375,9 @@ export class ResourceService {
       current.end = data.length
     }
     if (!keyset) return { data, skip: offset, partitions }
+    const totals = query.totalCount ? await this.partitionTotals(params, visible, partitionField) : undefined
     for (const each of partitions) {
+      if (totals) each.total = totals.get(String(each.key)) ?? 0
       if (keyset.keyset.backward) {
         // Read backwards; each partition's records go back into the query's order.
         const reversed = data.slice(each.start, each.end).reverse()
@@ -386,6 +389,20 @@ export class ResourceService {
       }
     }
     return { data, skip: offset, partitions, keysetFields: keyset.fields }
+  }
+
+  /** The number of visible records per value of `partitionField`, in one grouped count. */
+  private async partitionTotals(params: ResourceParams, visible: ParsedFilter, partitionField: ResolvedField) {
+    const partition = storedColumn(this.target, partitionField)
+    const rows = await this.runCompiled(params, `partition-totals|${keyName(partitionField)}|${visible.key}`, visible.values, (bound) =>
+      this.whereVisible(this.db(params), visible, bound)
+        .select(this.Model.raw('?? AS ??', [partition, partitionField.column]))
+        .count({ [PARTITION_TOTAL]: '*' })
+        .groupBy(partition)
+    )
+    return new Map(
+      rows.map((row) => [String(decodeValue(partitionField.kind, row[partitionField.column])), Number(row[PARTITION_TOTAL])])
+    )
   }
 
   /** `query.keyset` checked: `{after?}` forward, `{before?, backward: true}` backward. */
@@ -460,6 +477,7 @@ export class ResourceService {
       page.hasPreviousPage = keyset.after !== undefined
       if (page.hasNextPage) page.keyset = { after: positionOf(terms, page.data[limit - 1]) }
     }
+    if (query.totalCount) page.total = await this.count(params, visible)
     return page
   }
 
