@@ -44,8 +44,12 @@ export function graphqlPageSizes(resource: ResolvedResource): PageSizes {
 function pagingArg(types: GraphqlTypes, resource: ResolvedResource, paging: ResolvedPaging) {
   const size = graphqlPageSizes(resource).default
   const description = 'Which page of records to return.'
-  if (paging.strategy === 'offset') return { type: offsetPagingType(types), defaultValue: { limit: size }, description }
-  if (paging.strategy === 'cursor') return { type: cursorPagingType(types), defaultValue: { first: size }, description }
+  if (paging.strategy === 'offset') {
+    return { type: offsetPagingType(types), defaultValue: { limit: size }, description }
+  }
+  if (paging.strategy === 'cursor') {
+    return { type: cursorPagingType(types), defaultValue: { first: size }, description }
+  }
   return undefined
 }
 
@@ -114,7 +118,8 @@ export function collectionRequest(
     filter,
     sorting,
     window: { offset: 0, limit: sizes.max },
-    totalCount: paging.strategy !== 'none' && resource.query.enableTotalCount && selectsField(info, 'totalCount'),
+    totalCount:
+      paging.strategy !== 'none' && resource.query.enableTotalCount && selectsField(info, 'totalCount'),
     select: selectedRecordFields(info, resource, RECORDS_AT[paging.strategy])
   }
   if (paging.strategy === 'offset') {

@@ -35,13 +35,18 @@ export function collectionType(types: GraphqlTypes, shape: CollectionShape): Gra
  * than `maxResultsSize` records is an error, not a list cut short without a word: the client narrows its
  * filter (the page was read with `limit: maxResultsSize`, and one row more tells).
  */
-export function collectionResult(target: ResolvedResource, page: Page<ResourceRecord>, request: CollectionRequest) {
+export function collectionResult(
+  target: ResolvedResource,
+  page: Page<ResourceRecord>,
+  request: CollectionRequest
+) {
   switch (request.strategy) {
     case 'none':
       if (page.hasNextPage) {
         const max = target.query.maxResultsSize
         throw new BadRequest(
-          `More than ${max} ${target.name} records match; narrow the filter (an unpaged list holds at most ${max})`,
+          `More than ${max} ${target.name} records match; narrow the filter ` +
+            `(an unpaged list holds at most ${max})`,
           { errors: [{ field: 'filter', message: `matches more than ${max} records` }] }
         )
       }
@@ -49,6 +54,7 @@ export function collectionResult(target: ResolvedResource, page: Page<ResourceRe
     case 'offset':
       return toOffsetConnection(page, request.window)
     case 'cursor':
-      return request.cursorScope ? toKeysetConnection(page, request.cursorScope) : toConnection(page, request.window)
+      if (request.cursorScope) return toKeysetConnection(page, request.cursorScope)
+      return toConnection(page, request.window)
   }
 }

@@ -45,7 +45,12 @@ function cursorIndex(cursor: string, field: string, errors: FieldError[]) {
   return index ?? 0
 }
 
-export function pageSize(value: number | null | undefined, field: string, sizes: PageSizes, errors: FieldError[]) {
+export function pageSize(
+  value: number | null | undefined,
+  field: string,
+  sizes: PageSizes,
+  errors: FieldError[]
+) {
   if (value === null || value === undefined) return sizes.default
   if (!Number.isInteger(value) || value < 1 || value > sizes.max) {
     errors.push({ field, message: `must be between 1 and ${sizes.max}` })

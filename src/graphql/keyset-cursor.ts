@@ -94,7 +94,11 @@ export interface KeysetWindow {
  * Relay-style paging by keyset: `first` records after `after` (or from the start), or the `last` records
  * before `before` (or at the end: unlike an offset, the end costs no count to find).
  */
-export function keysetWindow(paging: CursorPaging | null | undefined, sizes: PageSizes, scope: string): KeysetWindow {
+export function keysetWindow(
+  paging: CursorPaging | null | undefined,
+  sizes: PageSizes,
+  scope: string
+): KeysetWindow {
   const { first, last, after, before } = checkCursorPaging(paging, { lastAlone: true })
   const errors: FieldError[] = []
   if (present(last) || present(before)) {

@@ -19,7 +19,8 @@ export interface SqlTarget {
 
 /** The field's column qualified with the target's table, or the expression of a SQL-computed field. */
 export function qualified(target: SqlTarget, field: ResolvedField): SqlColumn {
-  return field.expression ? fieldExpression(target.dialect, target.table, field) : `${target.table}.${field.column}`
+  if (field.expression) return fieldExpression(target.dialect, target.table, field)
+  return `${target.table}.${field.column}`
 }
 
 /** The qualified column of a stored field (an id, a foreign key), never an expression. */

@@ -120,7 +120,9 @@ export function keysetCondition(terms: SortTerm[], position: DbValue[]): KeysetC
   const test = (builder: Knex.QueryBuilder, bound: readonly unknown[], first: number, condition: Test) => {
     // Knex takes a Raw (a SQL-computed field) wherever it takes a column name, though its types say names.
     const column = condition.term.column as string
-    if ('isNull' in condition) return condition.isNull ? builder.whereNull(column) : builder.whereNotNull(column)
+    if ('isNull' in condition) {
+      return condition.isNull ? builder.whereNull(column) : builder.whereNotNull(column)
+    }
     return builder.where(column, condition.op, bound[first + condition.slot] as Knex.Value)
   }
   return {

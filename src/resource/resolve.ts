@@ -156,10 +156,14 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
     }
     const expression = expressions[name]
     if (expression && (computed[name] || annotation.role === 'id')) {
-      throw new ConfigurationError(`${definition.name}.${name} is computed in SQL, so it is neither an IDField nor computed`)
+      throw new ConfigurationError(
+        `${definition.name}.${name} is computed in SQL, so it is neither an IDField nor computed`
+      )
     }
     if (expression !== undefined && typeof expression !== 'function') {
-      throw new ConfigurationError(`${definition.name}: sqlComputed.${name} must be a function returning knex.raw`)
+      throw new ConfigurationError(
+        `${definition.name}: sqlComputed.${name} must be a function returning knex.raw`
+      )
     }
     return {
       name,
@@ -234,7 +238,8 @@ const GRAPHQL_PAGING_STRATEGIES: GraphqlPagingStrategy[] = ['cursor', 'offset', 
 function resolvePaging(options: GraphqlPagingOptions = {}, where: string): ResolvedPaging {
   const { pagingStrategy: strategy = 'cursor', keyset = false } = options
   if (!GRAPHQL_PAGING_STRATEGIES.includes(strategy)) {
-    throw new ConfigurationError(`${where}: pagingStrategy must be one of ${GRAPHQL_PAGING_STRATEGIES.join(', ')}`)
+    const known = GRAPHQL_PAGING_STRATEGIES.join(', ')
+    throw new ConfigurationError(`${where}: pagingStrategy must be one of ${known}`)
   }
   if (keyset && strategy !== 'cursor') {
     throw new ConfigurationError(`${where}: keyset cursors need the cursor paging strategy`)
@@ -303,7 +308,9 @@ function storedField(resource: ResolvedResource, name: string, where: string): R
 /** A relation's foreign key: a column relation writes set, so not one the database computes. */
 function foreignKeyField(resource: ResolvedResource, name: string, where: string): ResolvedField {
   const field = storedField(resource, name, where)
-  if (field.expression) throw new ConfigurationError(`${resource.name}: ${where} names SQL-computed field "${name}"`)
+  if (field.expression) {
+    throw new ConfigurationError(`${resource.name}: ${where} names SQL-computed field "${name}"`)
+  }
   return field
 }
 

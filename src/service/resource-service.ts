@@ -160,14 +160,16 @@ export class ResourceService {
     let columns = this.columnLists.get(fields)
     if (!columns) {
       // Quoted once, not on every compile: knex wraps each qualified name anew each time it builds a SELECT.
-      const names = fields.stored.filter((field) => !field.expression).map((field) => storedColumn(this.target, field))
+      const stored = fields.stored.filter((field) => !field.expression)
+      const names = stored.map((field) => storedColumn(this.target, field))
       columns = this.Model.raw(names.map(() => '??').join(', '), names).toSQL().sql
       this.columnLists.set(fields, columns)
     }
     const select = this.db(params).select(this.Model.raw(columns))
     // SQL-computed fields as they are (their expressions may bind values of their own), named as columns.
     for (const field of fields.stored) {
-      if (field.expression) select.select(this.Model.raw('? AS ??', [qualified(this.target, field), field.column]))
+      if (!field.expression) continue
+      select.select(this.Model.raw('? AS ??', [qualified(this.target, field), field.column]))
     }
     return this.whereVisible(select, visible, bound)
   }
@@ -394,15 +396,15 @@ export class ResourceService {
   /** The number of visible records per value of `partitionField`, in one grouped count. */
   private async partitionTotals(params: ResourceParams, visible: ParsedFilter, partitionField: ResolvedField) {
     const partition = storedColumn(this.target, partitionField)
-    const rows = await this.runCompiled(params, `partition-totals|${keyName(partitionField)}|${visible.key}`, visible.values, (bound) =>
+    const shape = `partition-totals|${keyName(partitionField)}|${visible.key}`
+    const rows = await this.runCompiled(params, shape, visible.values, (bound) =>
       this.whereVisible(this.db(params), visible, bound)
         .select(this.Model.raw('?? AS ??', [partition, partitionField.column]))
         .count({ [PARTITION_TOTAL]: '*' })
         .groupBy(partition)
     )
-    return new Map(
-      rows.map((row) => [String(decodeValue(partitionField.kind, row[partitionField.column])), Number(row[PARTITION_TOTAL])])
-    )
+    const keyOf = (row: ResourceRecord) => String(decodeValue(partitionField.kind, row[partitionField.column]))
+    return new Map(rows.map((row) => [keyOf(row), Number(row[PARTITION_TOTAL])]))
   }
 
   /** `query.keyset` checked: `{after?}` forward, `{before?, backward: true}` backward. */
@@ -414,7 +416,9 @@ export class ResourceService {
     const { after, before, backward, ...rest } = keyset
     const unknown = Object.keys(rest)[0]
     if (unknown !== undefined) throw badField(`keyset.${unknown}`, 'is not part of a keyset')
-    if (backward !== undefined && typeof backward !== 'boolean') throw badField('keyset.backward', 'must be a boolean')
+    if (backward !== undefined && typeof backward !== 'boolean') {
+      throw badField('keyset.backward', 'must be a boolean')
+    }
     if (backward && after !== undefined) throw badField('keyset.after', 'cannot be combined with backward')
     if (!backward && before !== undefined) throw badField('keyset.before', 'needs backward: true')
     if (query.paging?.offset) throw badField('paging.offset', 'cannot be combined with a keyset')
@@ -430,7 +434,8 @@ export class ResourceService {
     const readTerms = keyset.backward ? reversedTerms(terms) : terms
     const from = keyset.backward ? keyset.before : keyset.after
     const path = keyset.backward ? 'keyset.before' : 'keyset.after'
-    const condition = from === undefined ? undefined : keysetCondition(readTerms, encodePosition(terms, from, path))
+    const condition =
+      from === undefined ? undefined : keysetCondition(readTerms, encodePosition(terms, from, path))
     return { keyset, readTerms, condition, fields: terms.map((term) => term.field.name) }
   }
 
