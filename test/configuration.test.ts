@@ -111,6 +111,16 @@ describe('Configuration mistakes are reported at start-up', () => {
       /Pages\.graphql: keyset cursors need the cursor paging strategy/
     ],
     [
+      'keyset cursors in the order of a filterOnly field',
+      configure(defineResource({
+        name: 'Secrets',
+        schema: Type.Object({ id: IDField(Type.Integer()), code: FilterableField(Type.String(), { filterOnly: true }) }),
+        query: { defaultSort: [{ field: 'code', direction: 'ASC' }] },
+        graphql: { keyset: true }
+      })),
+      /Secrets\.graphql: keyset cursors would carry Secrets\.code \(defaultSort\), which is not serialized/
+    ],
+    [
       'an unknown GraphQL paging strategy on a relation',
       configure(parent, defineResource({
         name: 'Lister',

@@ -200,6 +200,17 @@ forEachDatabase(
       assert.deepEqual(codes(relation), ['BAD_USER_INPUT'])
     })
 
+    it('refuses to sort keyset pages by a filterOnly field, whose values cursors would carry', async () => {
+      const response = await graphql(env.server, PAGE, { sorting: [{ field: 'secret', direction: 'ASC' }] })
+      assert.deepEqual(codes(response), ['BAD_USER_INPUT'])
+      assert.equal(response.errors![0].extensions.errors![0].field, 'sorting.0.field')
+      const offsetCursors = await graphql(
+        env.server,
+        `{ board(id: 1) { cardsByOffset(sorting: [{ field: secret, direction: ASC }]) { edges { cursor } } } }`
+      )
+      assert.deepEqual(codes(offsetCursors), [], 'offset cursors carry no values')
+    })
+
     it('binds a re-signed cursor’s values as values: a wrong type is a 400, another position stays within the caller’s records', async () => {
       const sorting = [{ field: 'rank', direction: 'ASC' }]
       const { pageInfo } = await page({ sorting, paging: { first: 3 } })

@@ -6,6 +6,7 @@ import {
   type GraphQLFieldConfigArgumentMap,
   type GraphQLResolveInfo
 } from 'graphql'
+import { badInput, type FieldError } from '../errors'
 import { pageSizes, type PageSizes, type ResolvedPaging, type ResolvedResource } from '../resource/resolve'
 import type { Filter, Keyset, SortField } from '../query/model'
 import { pageWindow, type CursorPaging, type PageWindow } from './cursor'
@@ -93,6 +94,20 @@ export interface CollectionRequest {
   select?: string[]
 }
 
+/**
+ * A keyset cursor carries the values of the sort fields, which clients can read: sorting by a field that never
+ * leaves the server (filterOnly) is refused rather than given away in cursors.
+ */
+function checkKeysetSorting(resource: ResolvedResource, sorting: SortField[]) {
+  const errors: FieldError[] = []
+  sorting.forEach((sort, index) => {
+    if (resource.fieldMap.get(sort.field)?.serialized !== false) return
+    const message = `${sort.field} is filterOnly: keyset cursors would carry its values`
+    errors.push({ field: `sorting.${index}.field`, message })
+  })
+  if (errors.length) throw badInput(errors)
+}
+
 /** Where the records are in a collection's selection, by strategy. */
 const RECORDS_AT: Record<ResolvedPaging['strategy'], string[]> = {
   cursor: ['edges', 'node'],
@@ -125,6 +140,7 @@ export function collectionRequest(
   if (paging.strategy === 'offset') {
     request.window = offsetWindow(args.paging as OffsetPagingInput | null, sizes)
   } else if (paging.strategy === 'cursor' && paging.keyset) {
+    checkKeysetSorting(resource, sorting)
     const scope = keysetScope(connection, sorting, filter)
     const { limit, keyset } = keysetWindow(args.paging as CursorPaging | null, sizes, scope)
     Object.assign(request, { window: { offset: 0, limit }, keyset, cursorScope: scope })

@@ -295,6 +295,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
   for (const sort of resource.query.defaultSort) {
     storedField(resource, sort.field, 'query.defaultSort')
   }
+  if (resource.graphqlPaging.keyset) checkKeysetOrder(resource, `${resource.name}.graphql`)
   return resource
 }
 
@@ -303,6 +304,15 @@ function storedField(resource: ResolvedResource, name: string, where: string): R
   if (!field) throw new ConfigurationError(`${resource.name}: ${where} names unknown field "${name}"`)
   if (field.computed) throw new ConfigurationError(`${resource.name}: ${where} names computed field "${name}"`)
   return field
+}
+
+/** Keyset cursors carry the sort values to clients: never those of a field that does not leave the server. */
+function checkKeysetOrder(target: ResolvedResource, where: string) {
+  const unserialized = target.query.defaultSort.find((sort) => !target.fieldMap.get(sort.field)?.serialized)
+  if (!unserialized) return
+  throw new ConfigurationError(
+    `${where}: keyset cursors would carry ${target.name}.${unserialized.field} (defaultSort), which is not serialized`
+  )
 }
 
 /** A relation's foreign key: a column relation writes set, so not one the database computes. */
@@ -382,6 +392,9 @@ export function resolveResources(definitions: ResourceDefinition[]): ResolvedRes
       }
     }
     resource.many = Object.entries(many).map(([name, relation]) => linkMany(resource, name, relation, byName))
+    for (const relation of resource.many) {
+      if (relation.paging.keyset) checkKeysetOrder(relation.target, `relation ${resource.name}.${relation.name}`)
+    }
     resource.one = Object.entries(one).map(([name, relation]) => linkOne(resource, name, relation, byName))
   }
   return resources

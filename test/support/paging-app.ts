@@ -9,7 +9,7 @@ import { pluginApp } from './plugin-app'
  * Resources for each GraphQL paging strategy:
  * - Board: OFFSET at the root; its cards as an OFFSET relation (`cards`), a plain list (`cardList`), keyset
  *   cursors (`cardsByKey`) and offset cursors (`cardsByOffset`). `cardCount` is SQL-computed.
- * - Card: keyset cursors at the root; `rank` is nullable, for NULLs in the order. `authorize` hides cards of
+ * - Card: keyset cursors at the root; `rank` is nullable, for NULLs in the order; `secret` is filterOnly. `authorize` hides cards of
  *   the `x-hide-board` board, so that cursors are seen to stay within it. Unpaged lists hold 10 at most.
  * - Label: NONE at the root, at most 4.
  */
@@ -41,7 +41,8 @@ export const cardResource = defineResource({
     boardId: FilterableField(Type.Integer()),
     title: FilterableField(Type.String()),
     rank: FilterableField(Type.Integer(), { nullable: true }),
-    due: FilterableField(Type.String({ format: 'date-time' }), { nullable: true })
+    due: FilterableField(Type.String({ format: 'date-time' }), { nullable: true }),
+    secret: FilterableField(Type.String(), { nullable: true, filterOnly: true })
   }),
   query: { enableTotalCount: true, defaultResultSize: 3, maxResultsSize: 10 },
   graphql: { keyset: true },
@@ -80,6 +81,7 @@ export async function createPagingApp(databaseUrl: string, plugin: PluginOptions
     table.string('title').notNullable()
     table.integer('rank').nullable()
     table.datetime('due', { precision: 3 }).nullable()
+    table.string('secret').nullable()
   })
   await db.schema.createTable('labels', (table) => {
     table.increments('id')
