@@ -156,6 +156,44 @@ forEachDatabase(
       })
     }
 
+    it('pages by a SQL-computed field both ways, and filters by it', async () => {
+      const rows = await env.server.db('cards').select('id', 'title', 'boardId')
+      const labelled = rows
+        .map((row: Record<string, any>) => ({ id: Number(row.id), label: `${row.title} #${row.boardId}` }))
+        .sort((a, b) => (a.label === b.label ? a.id - b.id : a.label < b.label ? 1 : -1))
+      const query = `query($paging: CursorPaging, $filter: CardFilter) {
+        cards(paging: $paging, filter: $filter, sorting: [{ field: label, direction: DESC }]) {
+          pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { node { id label } } } }`
+      const read = async (variables: Record<string, unknown>) => {
+        const response = await graphql(env.server, query, variables)
+        assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+        return response.data.cards
+      }
+      const forward: Array<{ id: number; label: string }> = []
+      let after: string | undefined
+      for (;;) {
+        const result = await read({ paging: { first: 4, ...(after ? { after } : {}) } })
+        forward.push(...result.edges.map((edge: any) => ({ id: Number(edge.node.id), label: edge.node.label })))
+        if (!result.pageInfo.hasNextPage) break
+        after = result.pageInfo.endCursor
+      }
+      assert.deepEqual(forward, labelled)
+      const backward: number[] = []
+      let before: string | undefined
+      for (;;) {
+        const result = await read({ paging: { last: 5, ...(before ? { before } : {}) } })
+        backward.unshift(...result.edges.map((edge: any) => Number(edge.node.id)))
+        if (!result.pageInfo.hasPreviousPage) break
+        before = result.pageInfo.startCursor
+      }
+      assert.deepEqual(backward, labelled.map((card) => card.id))
+      const filtered = await read({ filter: { label: { like: '% #2' } }, paging: { first: 10 } })
+      assert.deepEqual(
+        filtered.edges.map((edge: any) => edge.node.label),
+        labelled.filter((card) => card.label.endsWith(' #2')).map((card) => card.label)
+      )
+    })
+
     it('keeps the filter and the caller’s authorization on every page', async () => {
       const filter = { rank: { isNot: null } }
       const headers = { 'x-hide-board': '2' }

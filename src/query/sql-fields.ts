@@ -25,7 +25,8 @@ export function fieldExpression(dialect: Dialect, table: string, field: Resolved
   if (!expression) {
     const { knex } = dialect
     const quotedTable = knex.raw('??', [table]).toQuery()
-    const raw = field.expression!({ knex, table: quotedTable, column: (name) => knex.ref(`${table}.${name}`) })
+    const column = (name: string) => knex.ref(`${table}.${name}`)
+    const raw = field.expression!({ knex, dialect: dialect.name, table: quotedTable, column })
     expression = knex.raw('(?)', [raw])
     expressions.set(key, expression)
   }

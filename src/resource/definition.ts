@@ -146,6 +146,8 @@ export type ComputedField = (record: any) => unknown
 /** What a SQL-computed field's expression is built with, once per database and table alias. */
 export interface SqlFieldContext {
   knex: Knex
+  /** The database, for expressions that differ (MySQL concatenates with CONCAT, the others with `||`). */
+  dialect: 'sqlite' | 'mysql' | 'postgres'
   /** The resource's table or alias in the statement, quoted for the database: safe to write into SQL. */
   table: string
   /** A column of the resource's own row in the statement (`column('id')`), to bind with `?` in `knex.raw`. */

@@ -9,7 +9,8 @@ import { pluginApp } from './plugin-app'
  * Resources for each GraphQL paging strategy:
  * - Board: OFFSET at the root; its cards as an OFFSET relation (`cards`), a plain list (`cardList`), keyset
  *   cursors (`cardsByKey`) and offset cursors (`cardsByOffset`). `cardCount` is SQL-computed.
- * - Card: keyset cursors at the root; `rank` is nullable, for NULLs in the order; `secret` is filterOnly. `authorize` hides cards of
+ * - Card: keyset cursors at the root; `rank` is nullable, for NULLs in the order; `secret` is filterOnly;
+ *   `label` is SQL-computed (a concatenation). `authorize` hides cards of
  *   the `x-hide-board` board, so that cursors are seen to stay within it. Unpaged lists hold 10 at most.
  * - Label: NONE at the root, at most 4.
  */
@@ -42,8 +43,16 @@ export const cardResource = defineResource({
     title: FilterableField(Type.String()),
     rank: FilterableField(Type.Integer(), { nullable: true }),
     due: FilterableField(Type.String({ format: 'date-time' }), { nullable: true }),
-    secret: FilterableField(Type.String(), { nullable: true, filterOnly: true })
+    secret: FilterableField(Type.String(), { nullable: true, filterOnly: true }),
+    label: FilterableField(Type.String())
   }),
+  sqlComputed: {
+    // A concatenation, written per database: MySQL's || is OR.
+    label: ({ knex: db, dialect, column }) =>
+      dialect === 'mysql'
+        ? db.raw("CONCAT(?, ' #', ?)", [column('title'), column('boardId')])
+        : db.raw("? || ' #' || ?", [column('title'), column('boardId')])
+  },
   query: { enableTotalCount: true, defaultResultSize: 3, maxResultsSize: 10 },
   graphql: { keyset: true },
   authorize: (context: HookContext) => {
