@@ -75,6 +75,25 @@ forEachDatabase(
       assert.deepEqual(data.sorted.nodes, [{ name: 'board 6' }, { name: 'board 5' }])
     })
 
+    it('keeps the values a SQL-computed field binds itself, in statements compiled once per shape', async () => {
+      const expected = await env.server
+        .db('boards')
+        .leftJoin('cards', (join) => join.on('cards.boardId', '=', 'boards.id').andOn('cards.rank', '>=', env.server.db.raw('?', [2])))
+        .groupBy('boards.id')
+        .orderBy('boards.id')
+        .select('boards.id')
+        .count({ n: 'cards.id' })
+      const query = `{ boards(paging: { limit: 10 }, filter: { topCards: { gte: 0 } }) { nodes { id topCards } } }`
+      for (let run = 0; run < 3; run++) {
+        const data = await ok(query)
+        assert.deepEqual(
+          data.boards.nodes.map((board: any) => [Number(board.id), board.topCards]),
+          expected.map((row: Record<string, any>) => [Number(row.id), Number(row.n)]),
+          `run ${run}`
+        )
+      }
+    })
+
     it('OFFSET refuses a limit out of range, a negative offset and cursor arguments', async () => {
       for (const [paging, field] of [
         ['{ limit: 11 }', 'paging.limit'],

@@ -8,7 +8,8 @@ import { pluginApp } from './plugin-app'
 /**
  * Resources for each GraphQL paging strategy:
  * - Board: OFFSET at the root; its cards as an OFFSET relation (`cards`), a plain list (`cardList`), keyset
- *   cursors (`cardsByKey`) and offset cursors (`cardsByOffset`). `cardCount` is SQL-computed.
+ *   cursors (`cardsByKey`) and offset cursors (`cardsByOffset`). `cardCount` and `topCards` (cards ranked 2
+ *   or more) are SQL-computed.
  * - Card: keyset cursors at the root; `rank` is nullable, for NULLs in the order; `secret` is filterOnly;
  *   `label` is SQL-computed (a concatenation). `authorize` hides cards of
  *   the `x-hide-board` board, so that cursors are seen to stay within it. Unpaged lists hold 10 at most.
@@ -19,7 +20,8 @@ export const boardResource = defineResource({
   schema: Type.Object({
     id: IDField(Type.Integer()),
     name: FilterableField(Type.String()),
-    cardCount: FilterableField(Type.Integer())
+    cardCount: FilterableField(Type.Integer()),
+    topCards: FilterableField(Type.Integer())
   }),
   query: { enableTotalCount: true, defaultResultSize: 3, maxResultsSize: 10 },
   graphql: { pagingStrategy: 'offset' },
@@ -31,7 +33,16 @@ export const boardResource = defineResource({
   },
   sqlComputed: {
     cardCount: ({ knex: db, column }) =>
-      db.raw('SELECT COUNT(*) FROM ?? WHERE ?? = ?', ['cards as counted', 'counted.boardId', column('id')])
+      db.raw('SELECT COUNT(*) FROM ?? WHERE ?? = ?', ['cards as counted', 'counted.boardId', column('id')]),
+    // With a value bound by the expression itself, which statements compiled once per shape must keep.
+    topCards: ({ knex: db, column }) =>
+      db.raw('SELECT COUNT(*) FROM ?? WHERE ?? = ? AND ?? >= ?', [
+        'cards as top',
+        'top.boardId',
+        column('id'),
+        'top.rank',
+        2
+      ])
   }
 })
 
