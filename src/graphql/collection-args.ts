@@ -83,7 +83,7 @@ export interface CollectionRequest {
   strategy: ResolvedPaging['strategy']
   filter?: Filter
   sorting: SortField[]
-  /** The records to read: the page's offset and size (NONE: one more than a list may hold). */
+  /** The records to read: the page's offset and size (NONE: as many as a list may hold, `maxResultsSize`). */
   window: PageWindow
   /** Keyset cursors: where the page starts or ends, and what the cursors belong to. */
   keyset?: Keyset
