@@ -55,9 +55,9 @@ async function post(baseUrl: string, query: string) {
 
 const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]
 
-/** The median milliseconds of `query`, after one warm-up run; checks each answer holds a full page. */
+/** The median milliseconds of `query`, after warm-up runs; checks each answer holds a full page. */
 async function time(baseUrl: string, query: string, count: (data: any) => number) {
-  await post(baseUrl, query)
+  for (let run = 0; run < 5; run++) await post(baseUrl, query)
   const samples: number[] = []
   for (let run = 0; run < runs; run++) {
     const started = performance.now()
