@@ -10,6 +10,7 @@ const benchmarks: Array<[file: string, flags: string[]]> = [
   ['http.ts', ['items', 'seconds', 'rounds', 'connections']],
   ['export.ts', ['rows']],
   ['aggregate.ts', ['rows', 'runs']],
+  ['keyset-paging.ts', ['rows', 'runs']],
   ['prepared-statements.ts', ['items', 'calls', 'rounds']]
 ]
 

@@ -18,7 +18,12 @@ export type {
   OneRelationDefinition,
   Guard,
   Authorize,
-  PagingStrategy
+  PagingStrategy,
+  GraphqlPagingStrategy,
+  GraphqlPagingOptions,
+  ComputedField,
+  SqlComputedField,
+  SqlFieldContext
 } from './resource/definition'
 export type { ResolvedResource, ResolvedField } from './resource/resolve'
 export { ConfigurationError } from './errors'

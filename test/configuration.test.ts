@@ -104,6 +104,52 @@ describe('Configuration mistakes are reported at start-up', () => {
           feathersQuery({ Model: db, resources: [parent], graphql: { limits: { maxConcurrentStatements: 0 } } })
         ),
       /graphql\.limits\.maxConcurrentStatements must be a positive integer/
+    ],
+    [
+      'keyset cursors with a paging strategy other than cursor',
+      configure(defineResource({ ...parent, name: 'Pages', graphql: { pagingStrategy: 'offset', keyset: true } })),
+      /Pages\.graphql: keyset cursors need the cursor paging strategy/
+    ],
+    [
+      'keyset cursors in the order of a filterOnly field',
+      configure(defineResource({
+        name: 'Secrets',
+        schema: Type.Object({ id: IDField(Type.Integer()), code: FilterableField(Type.String(), { filterOnly: true }) }),
+        query: { defaultSort: [{ field: 'code', direction: 'ASC' }] },
+        graphql: { keyset: true }
+      })),
+      /Secrets\.graphql: keyset cursors would carry Secrets\.code \(defaultSort\), which is not serialized/
+    ],
+    [
+      'an unknown GraphQL paging strategy on a relation',
+      configure(parent, defineResource({
+        name: 'Lister',
+        schema: Type.Object({ id: IDField(Type.Integer()) }),
+        many: { parents: { resource: 'Parent', foreignKey: 'id', pagingStrategy: 'pages' as 'offset' } }
+      })),
+      /relation Lister\.parents: pagingStrategy must be one of cursor, offset, none/
+    ],
+    [
+      'a SQL-computed field missing from the schema',
+      configure(defineResource({ ...parent, name: 'Counts', sqlComputed: { total: ({ knex }) => knex.raw('1') } })),
+      /Counts: sqlComputed field "total" is not in the schema/
+    ],
+    [
+      'a SQL-computed id',
+      configure(defineResource({ ...parent, name: 'Ids', sqlComputed: { id: ({ knex }) => knex.raw('1') } })),
+      /Ids\.id is computed in SQL, so it is neither an IDField nor computed/
+    ],
+    [
+      'a SQL-computed foreign key',
+      configure(
+        defineResource({ ...parent, many: { kids: { resource: 'Kid', foreignKey: 'parentId' } } }),
+        defineResource({
+          name: 'Kid',
+          schema: Type.Object({ id: IDField(Type.Integer()), parentId: FilterableField(Type.Integer()) }),
+          sqlComputed: { parentId: ({ knex }) => knex.raw('1') }
+        })
+      ),
+      /relation Parent\.kids names SQL-computed field "parentId"/
     ]
   ]
 

@@ -194,6 +194,7 @@ forEachDatabase('GraphQL: filters', (env) => {
                 updated
                 age
                 priority
+                subTasksCount
               }
             }
           }

@@ -358,7 +358,7 @@ forEachDatabase('GraphQL: relations', (env) => {
       [...sql.replace(/ from .*/s, '').matchAll(/[`"](\w+)[`"]\s*(,|$| from)/g)].map((match) => match[1]).sort()
     const [page, children, parentsOfChildren, single] = [
       statements.find((sql) => /from [`"]todo_items[`"] order by/.test(sql))!,
-      statements.find((sql) => sql.includes('sub_tasks'))!,
+      statements.find((sql) => sql.includes('ROW_NUMBER'))!,
       // A list of ids: `in (...)`, or on PostgreSQL `= ANY(array)`.
       statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] (in|= ANY)\b/.test(sql))!,
       statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] = (?!ANY)/.test(sql))!

@@ -129,6 +129,7 @@ forEachDatabase('OpenAPI: the example application', (env) => {
       'created',
       'updated',
       'priority',
+      'subTasksCount',
       'query'
     ])
     assert.deepEqual(parameter(list, 'limit').schema, {
@@ -177,7 +178,8 @@ forEachDatabase('OpenAPI: the example application', (env) => {
       'created',
       'updated',
       'age',
-      'priority'
+      'priority',
+      'subTasksCount'
     ])
     assert.deepEqual(schemas.TodoItemOffsetConnection.required, ['pageInfo', 'nodes', 'totalCount'])
     assert.deepEqual(document.paths['/todo-items'].get.responses['400'], {

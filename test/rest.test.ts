@@ -12,7 +12,7 @@ forEachDatabase('REST: TodoItem CRUD', (env) => {
       'user-name': 'ann'
     })
     assert.equal(status, 201)
-    assert.deepEqual(Object.keys(body), ['id', 'title', 'description', 'completed', 'created', 'updated', 'age', 'priority'])
+    assert.deepEqual(Object.keys(body), ['id', 'title', 'description', 'completed', 'created', 'updated', 'age', 'priority', 'subTasksCount'])
     assert.equal(typeof body.id, 'number')
     assert.equal(body.title, 'Buy milk')
     assert.equal(body.description, null)
@@ -47,7 +47,8 @@ forEachDatabase('REST: TodoItem CRUD', (env) => {
         created: '2026-01-01T00:00:00.000Z',
         updated: '2026-01-01T00:00:00.000Z',
         age: undefined,
-        priority: 1.5
+        priority: 1.5,
+        subTasksCount: 0
       }
     )
     const missing = await env.server.http('GET', `/todo-items/${id + 1000}`)

@@ -6,6 +6,7 @@ export const todoItemSchema = Type.Object({
   ...taskFields,
   age: Field(Type.Number({ readOnly: true, description: 'Milliseconds since the item was created' })),
   priority: FilterableField(Type.Number({ default: 0 })),
+  subTasksCount: FilterableField(Type.Integer({ description: 'Number of sub tasks, counted by the database' })),
   ...auditFields
 })
 
@@ -26,5 +27,15 @@ export const todoItemResource = defineResource({
   enableAggregate: true,
   computed: {
     age: (item: TodoItem) => Date.now() - Date.parse(item.created)
+  },
+  sqlComputed: {
+    // A correlated count, so it can be filtered, sorted and aggregated. SubTask has no soft delete: every
+    // row counts (with one, add `AND deletedAt IS NULL`).
+    subTasksCount: ({ knex, column }) =>
+      knex.raw('SELECT COUNT(*) FROM ?? WHERE ?? = ?', [
+        'sub_tasks as counted',
+        'counted.todoItemId',
+        column('id')
+      ])
   }
 })

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { applyParsedFilter, parseFilter, qualified, type SqlTarget } from '../query/compile-filter'
+import type { SqlColumn } from '../query/dialect'
 import { dateBucketsOf, type DateBuckets } from '../query/date-buckets'
 import type { QueryLimits } from '../query/limits'
 import {
@@ -37,7 +38,7 @@ const GROUPED = '__fq_grouped'
 const SERIES = '__fq_series'
 const RANKED = '__fq_ranked'
 
-function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunction, column: string): Knex.Raw {
+function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunction, column: SqlColumn): Knex.Raw {
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
   if (fn === 'sum') return target.dialect.sum(column)
   if (fn === 'avg') return target.dialect.average(column)

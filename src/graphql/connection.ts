@@ -1,8 +1,16 @@
-import { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType } from 'graphql'
+import {
+  GraphQLBoolean,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLFieldConfigMap
+} from 'graphql'
 import type { ResolvedResource } from '../resource/resolve'
 import type { Page } from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
 import { encodeCursor, type PageWindow } from './cursor'
+import { encodeKeysetCursor } from './keyset-cursor'
 import { connectionCursorType } from './field-types'
 import type { GraphqlTypes } from './types'
 import { withWork } from './field-work'
@@ -66,16 +74,16 @@ export function edgeType(types: GraphqlTypes, target: ResolvedResource, node: ()
 }
 
 /**
- * A cursor connection to `target` records, e.g. `TodoItemConnection` or `TodoItemSubTasksConnection`.
- * `totalCount` exists only when the target enables it, and is counted only when selected: by a statement of
- * its own when `countedApart` (a root connection), else in the statement of the page (relations).
+ * A connection type named `name`: `page` (its page info and records, edges or nodes), then `totalCount` when
+ * the target offers it, counted only when selected: by a statement of its own when `countedApart` (a root
+ * connection), else in the statement of the page (relations).
  */
-export function connectionType(
+export function pagedType(
   types: GraphqlTypes,
   name: string,
   target: ResolvedResource,
-  node: () => GraphQLObjectType,
-  { countedApart = false } = {}
+  page: () => GraphQLFieldConfigMap<unknown, unknown>,
+  countedApart: boolean
 ) {
   const totalCount = {
     type: new GraphQLNonNull(GraphQLInt),
@@ -84,19 +92,24 @@ export function connectionType(
   return types.named(
     name,
     () =>
-      new GraphQLObjectType<Connection>({
+      new GraphQLObjectType({
         name,
         fields: () => ({
-          pageInfo: { type: new GraphQLNonNull(pageInfoType(types)) },
-          edges: {
-            type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edgeType(types, target, node))))
-          },
+          ...page(),
           ...(target.query.enableTotalCount
             ? { totalCount: countedApart ? withWork(totalCount, { statements: 'once' }) : totalCount }
             : {})
         })
       })
   )
+}
+
+/** The page of a cursor connection (`TodoItemConnection`, `TodoItemSubTasksConnection`): edges with cursors. */
+export function cursorPage(types: GraphqlTypes, target: ResolvedResource, node: () => GraphQLObjectType) {
+  return {
+    pageInfo: { type: new GraphQLNonNull(pageInfoType(types)) },
+    edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edgeType(types, target, node)))) }
+  }
 }
 
 /** A service page as a connection; the page's records sit at `window.offset` onwards. */
@@ -106,6 +119,25 @@ export function toConnection(page: Page<ResourceRecord>, window: PageWindow): Co
     pageInfo: {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: window.offset > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null
+    },
+    edges,
+    totalCount: page.total
+  }
+}
+
+/**
+ * A keyset page as a connection: each record's cursor holds its values of `page.keysetFields`. A page
+ * started after a cursor has records before it, one ended before a cursor has records after it.
+ */
+export function toKeysetConnection(page: Page<ResourceRecord>, scope: string): Connection {
+  const fields = page.keysetFields ?? []
+  const edges = page.data.map((node) => ({ node, cursor: encodeKeysetCursor(scope, fields, node) }))
+  return {
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage ?? false,
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null
     },

@@ -45,7 +45,12 @@ function cursorIndex(cursor: string, field: string, errors: FieldError[]) {
   return index ?? 0
 }
 
-function pageSize(value: number | null | undefined, field: string, sizes: PageSizes, errors: FieldError[]) {
+export function pageSize(
+  value: number | null | undefined,
+  field: string,
+  sizes: PageSizes,
+  errors: FieldError[]
+) {
   if (value === null || value === undefined) return sizes.default
   if (!Number.isInteger(value) || value < 1 || value > sizes.max) {
     errors.push({ field, message: `must be between 1 and ${sizes.max}` })
@@ -54,14 +59,12 @@ function pageSize(value: number | null | undefined, field: string, sizes: PageSi
 }
 
 /**
- * Translates Relay-style paging into an offset window. Forward: `first` records after `after`. Backward: the
- * `last` records before `before`, i.e. from max(0, before - last) up to `before`; the service's extra row
- * (the `before` record itself) then tells whether a next page exists. `last` needs a `before` cursor: the end
- * of the collection is unknown without counting it (as in nestjs-query).
+ * The combinations of `first`, `last`, `after` and `before` that make sense: forward with `first`/`after`,
+ * backward with `last`/`before`. `last` alone (the end of the collection) only where `lastAlone`: offset
+ * cursors cannot find the end without counting, keyset cursors can.
  */
-export function pageWindow(paging: CursorPaging | null | undefined, sizes: PageSizes): PageWindow {
+export function checkCursorPaging(paging: CursorPaging | null | undefined, { lastAlone = false } = {}) {
   const { first, last, after, before } = paging ?? {}
-  const present = (value: unknown) => value !== null && value !== undefined
   const conflicts: Array<[boolean, FieldError]> = [
     [present(first) && present(last), { field: 'paging.last', message: 'cannot be combined with first' }],
     [present(after) && present(before), { field: 'paging.before', message: 'cannot be combined with after' }],
@@ -74,22 +77,35 @@ export function pageWindow(paging: CursorPaging | null | undefined, sizes: PageS
       { field: 'paging.last', message: 'cannot be combined with after (use first)' }
     ],
     [
-      present(last) && ![before, first, after].some(present),
+      !lastAlone && present(last) && ![before, first, after].some(present),
       { field: 'paging.last', message: 'needs a before cursor' }
     ]
   ]
   const errors = conflicts.filter(([applies]) => applies).map(([, error]) => error)
   if (errors.length) throw badInput(errors)
+  return { first, last, after, before }
+}
 
+export const present = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined
+
+/**
+ * Translates Relay-style paging into an offset window. Forward: `first` records after `after`. Backward: the
+ * `last` records before `before`, i.e. from max(0, before - last) up to `before`; the service's extra row
+ * (the `before` record itself) then tells whether a next page exists. `last` needs a `before` cursor: the end
+ * of the collection is unknown without counting it (as in nestjs-query).
+ */
+export function pageWindow(paging: CursorPaging | null | undefined, sizes: PageSizes): PageWindow {
+  const { first, last, after, before } = checkCursorPaging(paging)
+  const errors: FieldError[] = []
   if (present(before)) {
     const size = pageSize(last, 'paging.last', sizes, errors)
-    const end = cursorIndex(before!, 'paging.before', errors)
+    const end = cursorIndex(before, 'paging.before', errors)
     if (errors.length) throw badInput(errors)
     const offset = Math.max(0, end - size)
     return { offset, limit: end - offset }
   }
   const limit = pageSize(first, 'paging.first', sizes, errors)
-  const offset = present(after) ? cursorIndex(after!, 'paging.after', errors) + 1 : 0
+  const offset = present(after) ? cursorIndex(after, 'paging.after', errors) + 1 : 0
   if (errors.length) throw badInput(errors)
   return { offset, limit }
 }

@@ -1,4 +1,5 @@
 import type { GraphQLField, GraphQLFieldConfig } from 'graphql'
+import type { ResolvedPaging, ResolvedResource } from '../resource/resolve'
 
 /**
  * The database work resolving a field causes, declared where the field is built and read by the limits rule
@@ -13,6 +14,8 @@ export interface FieldWork {
   batchSize?: number
   /** Aggregate lists: at most this many entries per statement when `groupBy` is selected, else one. */
   maxGroups?: number
+  /** Unpaged lists (paging strategy NONE): at most this many records each time the field resolves. */
+  listSize?: number
 }
 
 const KEY = 'feathersQueryWork'
@@ -24,4 +27,9 @@ export function withWork<S, C>(config: GraphQLFieldConfig<S, C>, work: FieldWork
 
 export function workOf(field: GraphQLField<unknown, unknown>): FieldWork | undefined {
   return field.extensions[KEY] as FieldWork | undefined
+}
+
+/** The work of a collection field: an unpaged list (NONE) holds up to the target's `maxResultsSize`. */
+export function collectionWork(work: FieldWork, target: ResolvedResource, paging: ResolvedPaging): FieldWork {
+  return paging.strategy === 'none' ? { ...work, listSize: target.query.maxResultsSize } : work
 }

@@ -43,7 +43,15 @@ function asForeignKey(field: ResolvedField, value: unknown) {
 
 function emptyPage(request: CollectionRequest): Page<ResourceRecord> {
   const { limit, offset } = request.window
-  return { data: [], limit, skip: offset, hasNextPage: false, ...(request.totalCount ? { total: 0 } : {}) }
+  const page: Page<ResourceRecord> = { data: [], limit, skip: offset, hasNextPage: false }
+  if (request.totalCount) page.total = 0
+  // A keyset page is empty between its cursor and the end it reads towards: the records the cursor came
+  // from lie on the other side.
+  if (request.keyset) {
+    page.hasNextPage = request.keyset.before !== undefined
+    page.hasPreviousPage = request.keyset.after !== undefined
+  }
+  return page
 }
 
 /**
@@ -88,6 +96,7 @@ export class RelationLoaders {
           filter: andFilters(request.filter, { [foreignKey.name]: { in: keys as Scalar[] } }),
           sorting: request.sorting,
           paging: request.window,
+          ...(request.keyset ? { keyset: request.keyset } : {}),
           totalCount: request.totalCount,
           partitionBy: foreignKey.name,
           // A copy: hooks may add to it, and parents of later pages share the request.
@@ -96,9 +105,11 @@ export class RelationLoaders {
       )) as PartitionedPages<ResourceRecord>
       const { limit, offset } = request.window
       const pages = new Map(
-        result.partitions.map(({ key, start, end, hasNextPage, total }) => {
+        result.partitions.map(({ key, start, end, hasNextPage, hasPreviousPage, total }) => {
           const page: Page<ResourceRecord> = { data: result.data.slice(start, end), limit, skip: offset, hasNextPage }
           if (total !== undefined) page.total = total
+          if (hasPreviousPage !== undefined) page.hasPreviousPage = hasPreviousPage
+          if (result.keysetFields) page.keysetFields = result.keysetFields
           return [String(key), page]
         })
       )

@@ -14,12 +14,12 @@ import {
 } from '../resource/resolve'
 import type { ResourceRecord } from '../service/resource-service'
 import { collectionArgs, collectionRequest, type CollectionRequest } from './collection-args'
-import { connectionType, toConnection } from './connection'
+import { collectionResult, collectionType } from './collection'
 import type { GraphqlContext } from './context'
 import { fieldScalar } from './field-types'
 import { markIdOnlyFields, selectedRecordFields } from './selection'
 import type { GraphqlTypes } from './types'
-import { withWork } from './field-work'
+import { collectionWork, withWork } from './field-work'
 import { MAX_BATCH } from './loaders'
 
 type FieldConfig = GraphQLFieldConfig<ResourceRecord, GraphqlContext>
@@ -41,30 +41,31 @@ function sameRequest(info: GraphQLResolveInfo, args: unknown, build: () => Colle
   return request
 }
 
-/** `subTasks(paging, filter, sorting): TodoItemSubTasksConnection!`, loaded for all parents at once. */
+/**
+ * `subTasks(paging, filter, sorting): TodoItemSubTasksConnection!` (a plain list with paging strategy NONE),
+ * loaded for all parents at once.
+ */
 function manyRelationField(
   types: GraphqlTypes,
   resource: ResolvedResource,
   relation: ResolvedManyRelation
 ): FieldConfig {
-  const { target } = relation
-  const connection = connectionType(
-    types,
-    `${resource.name}${upperFirst(relation.name)}Connection`,
-    target,
-    () => objectType(types, target)
-  )
+  const { target, paging } = relation
+  // One name whatever the strategy, as nestjs-query names relation connections.
+  const name = `${resource.name}${upperFirst(relation.name)}Connection`
   return withWork(
     {
-      type: new GraphQLNonNull(connection),
-      args: collectionArgs(types, target),
+      type: collectionType(types, { paging, name, target, node: () => objectType(types, target) }),
+      args: collectionArgs(types, target, paging),
       async resolve(parent, args, context, info) {
-        const request = sameRequest(info, args, () => collectionRequest(target, args, info))
+        const request = sameRequest(info, args, () =>
+          collectionRequest(target, args, info, { paging, connection: name })
+        )
         const page = await context.loaders.many(relation, request).load(parent[resource.idField.name])
-        return toConnection(page, request.window)
+        return collectionResult(target, page, request)
       }
     },
-    { statements: 'batched', batchSize: MAX_BATCH }
+    collectionWork({ statements: 'batched', batchSize: MAX_BATCH }, target, paging)
   )
 }
 

@@ -26,12 +26,15 @@ export interface CostBounds {
   maxStatements: number
 }
 
-/** The page a connection field asks for; a page size given as a variable is assumed to be the largest. */
+/**
+ * The page a connection field asks for (`first`, `last`, or an offset page's `limit`); a page size given as
+ * a variable is assumed to be the largest.
+ */
 function pageSize(field: FieldNode, sizes: PageSizes) {
   const paging = field.arguments?.find((argument) => argument.name.value === 'paging')
   if (!paging) return sizes.defaultSize
   if (paging.value.kind !== Kind.OBJECT) return sizes.largest
-  for (const name of ['first', 'last']) {
+  for (const name of ['first', 'last', 'limit']) {
     const size = paging.value.fields.find((entry) => entry.name.value === name)?.value
     if (size?.kind === Kind.INT) return Number(size.value)
     if (size) return sizes.largest
@@ -174,6 +177,10 @@ export class OperationCost {
       if (this.selectsGroupBy(node.selectionSet, new Set())) inner = batches * work.maxGroups
     } else if (isConnection(node)) {
       inner = times * Math.max(pageSize(node, this.sizes), 1)
+    } else if (work?.listSize) {
+      inner = times * work.listSize
+    } else if (work?.maxGroups && this.selectsGroupBy(node.selectionSet, new Set())) {
+      inner = batches * work.maxGroups
     }
     this.walk(node.selectionSet, {
       type: definition && getNamedType(definition.type),

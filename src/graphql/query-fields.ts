@@ -3,11 +3,11 @@ import type { ResolvedResource } from '../resource/resolve'
 import type { Page } from '../query/model'
 import type { ResourceRecord } from '../service/resource-service'
 import { collectionArgs, collectionRequest } from './collection-args'
-import { connectionType, toConnection } from './connection'
+import { collectionResult, collectionType } from './collection'
 import { selectedRecordFields } from './selection'
 import type { GraphqlContext } from './context'
 import { objectType } from './object-type'
-import { withWork } from './field-work'
+import { collectionWork, withWork } from './field-work'
 import type { GraphqlTypes } from './types'
 
 /**
@@ -19,6 +19,10 @@ export function resourceQueryFields(
   resource: ResolvedResource
 ): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   const node = () => objectType(types, resource)
+  const { graphqlPaging: paging } = resource
+  // nestjs-query's names: `TodoItemConnection` for cursors, `TodoItemOffsetConnection` for offsets.
+  const name = `${resource.name}${paging.strategy === 'offset' ? 'OffsetConnection' : 'Connection'}`
+  const shape = { paging, name, target: resource, node }
   return {
     [resource.singular]: withWork(
       {
@@ -34,25 +38,24 @@ export function resourceQueryFields(
     ),
     [resource.plural]: withWork(
       {
-        type: new GraphQLNonNull(
-          connectionType(types, `${resource.name}Connection`, resource, node, { countedApart: true })
-        ),
+        type: collectionType(types, { ...shape, countedApart: true }),
         args: collectionArgs(types, resource),
         async resolve(_source, args, context, info) {
-          const request = collectionRequest(resource, args, info)
+          const request = collectionRequest(resource, args, info, { connection: shape.name })
           const page = (await context.service(resource).find(
             context.params({
               filter: request.filter,
               sorting: request.sorting,
               paging: request.window,
+              ...(request.keyset ? { keyset: request.keyset } : {}),
               totalCount: request.totalCount,
               select: request.select
             })
           )) as Page<ResourceRecord>
-          return toConnection(page, request.window)
+          return collectionResult(resource, page, request)
         }
       },
-      { statements: 'once' }
+      collectionWork({ statements: 'once' }, resource, paging)
     )
   }
 }

@@ -2,7 +2,8 @@ import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
-import type { Dialect } from './dialect'
+import type { Dialect, SqlColumn } from './dialect'
+import { fieldExpression } from './sql-fields'
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './limits'
 import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from './model'
 
@@ -16,13 +17,20 @@ export interface SqlTarget {
   table: string
 }
 
-export function qualified(target: SqlTarget, field: ResolvedField) {
+/** The field's column qualified with the target's table, or the expression of a SQL-computed field. */
+export function qualified(target: SqlTarget, field: ResolvedField): SqlColumn {
+  if (field.expression) return fieldExpression(target.dialect, target.table, field)
+  return `${target.table}.${field.column}`
+}
+
+/** The qualified column of a stored field (an id, a foreign key), never an expression. */
+export function storedColumn(target: SqlTarget, field: ResolvedField): string {
   return `${target.table}.${field.column}`
 }
 
 /** One operator on one column; its values are `bound[first]` to `bound[first + count - 1]`. */
 interface Comparison {
-  column: string
+  column: SqlColumn
   operator: ComparisonOperator
   first: number
   count: number
@@ -238,7 +246,9 @@ function applyComparison(
   comparison: Comparison,
   bound: readonly unknown[]
 ) {
-  const { column, operator, first } = comparison
+  const { operator, first } = comparison
+  // Knex takes a Raw (a SQL-computed field) wherever it takes a column name, though its types say names.
+  const column = comparison.column as string
   const value = bound[first] as Knex.Value
   switch (operator) {
     case 'is':

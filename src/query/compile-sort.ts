@@ -1,13 +1,13 @@
-import type { Knex } from 'knex'
 import { badField } from '../errors'
 import type { ResolvedField } from '../resource/resolve'
+import type { SqlColumn } from './dialect'
 import type { SortField } from './model'
 import { keyName, qualified, type SqlTarget } from './compile-filter'
 
 export interface SortTerm {
   field: ResolvedField
-  /** Qualified column. */
-  column: string
+  /** Qualified column, or a SQL-computed field's expression. */
+  column: SqlColumn
   direction: 'ASC' | 'DESC'
   /** Only meaningful for nullable fields. */
   nullsFirst: boolean
@@ -41,7 +41,7 @@ export function sortTerms(target: SqlTarget, sorting: SortField[] = []): SortTer
  */
 export function orderSql(terms: SortTerm[]) {
   const sql: string[] = []
-  const bindings: string[] = []
+  const bindings: SqlColumn[] = []
   for (const term of terms) {
     if (term.field.nullable) {
       sql.push(`(?? IS NULL) ${term.nullsFirst ? 'DESC' : 'ASC'}`)
@@ -58,28 +58,4 @@ export function orderKey(terms: SortTerm[]) {
   let key = ''
   for (const term of terms) key += `${keyName(term.field)} ${term.direction} ${term.nullsFirst ? 'first' : 'last'},`
   return key
-}
-
-/** Restricts the builder to rows that come after `row` in the order of `terms` (keyset paging). */
-export function whereAfter(builder: Knex.QueryBuilder, terms: SortTerm[], row: Record<string, unknown>) {
-  const valueOf = (term: SortTerm) => row[term.field.column] ?? null
-  return builder.where((any) => {
-    terms.forEach((term, index) => {
-      any.orWhere((all) => {
-        for (const previous of terms.slice(0, index)) {
-          const value = valueOf(previous)
-          if (value === null) all.whereNull(previous.column)
-          else all.where(previous.column, value as Knex.Value)
-        }
-        const value = valueOf(term)
-        const later = term.direction === 'ASC' ? '>' : '<'
-        if (!term.field.nullable) all.where(term.column, later, value as Knex.Value)
-        else if (term.nullsFirst) {
-          if (value === null) all.whereNotNull(term.column)
-          else all.where(term.column, later, value as Knex.Value)
-        } else if (value === null) all.whereRaw('1 = 0')
-        else all.where((either) => either.where(term.column, later, value as Knex.Value).orWhereNull(term.column))
-      })
-    })
-  })
 }

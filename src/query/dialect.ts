@@ -2,32 +2,37 @@ import type { Knex } from 'knex'
 import { ConfigurationError } from '../errors'
 import type { DbValue } from '../resource/codec'
 
+/** A column (`table.column`, quoted by knex) or the expression of a SQL-computed field. */
+export type SqlColumn = string | Knex.Raw
+
 /**
  * Everything that differs between SQL databases, in one table per feature. The rest of the compiler is
  * dialect-free knex.
  */
 export interface Dialect {
   name: 'sqlite' | 'mysql' | 'postgres'
+  /** The knex instance the dialect builds its SQL with (and SQL-computed fields theirs). */
+  knex: Knex
   /** Case-sensitive LIKE with `%` and `_` wildcards, the same on every database; `value` is `likeValue(pattern)`. */
-  like(column: string, value: Knex.Value): Knex.Raw
+  like(column: SqlColumn, value: Knex.Value): Knex.Raw
   /** What a case-sensitive LIKE binds for a pattern (apart from the SQL, so a compiled statement can bind it). */
   likeValue(pattern: string): string
   /** Case-insensitive LIKE; it binds the pattern itself. */
-  iLike(column: string, pattern: Knex.Value): Knex.Raw
+  iLike(column: SqlColumn, pattern: Knex.Value): Knex.Raw
   /**
    * How an `in`/`notIn` list is bound. A list's length must not make a statement of its own: every length
    * would be compiled, kept and (on SQLite) prepared anew.
    */
   list: ListBinding
   /** SUM of a column, in double precision where integers could overflow 64 bits. */
-  sum(column: string): Knex.Raw
+  sum(column: SqlColumn): Knex.Raw
   /** AVG in double precision (the same digits on every database). */
-  average(column: string): Knex.Raw
+  average(column: SqlColumn): Knex.Raw
   /**
    * True when SUM or AVG of a column overflowed a double, for databases that answer it as a number (MariaDB
    * says 0); where this is missing, the database answers Infinity.
    */
-  overflowed?(column: string): Knex.Raw
+  overflowed?(column: SqlColumn): Knex.Raw
   /** The rows of a SELECT run with `knex.raw`, whose result each driver shapes its own way. */
   rawRows(result: unknown): Array<Record<string, unknown>>
 }
@@ -38,7 +43,7 @@ export interface ListBinding {
   /** What a list of encoded values binds, in one of a few lengths whatever the list's. */
   bind(members: readonly DbValue[]): DbValue[]
   /** `column IN` (or `NOT IN`) what `bind` made, or stand-ins for it. */
-  where(builder: Knex.QueryBuilder, column: string, bound: Knex.Value[], negate: boolean): Knex.QueryBuilder
+  where(builder: Knex.QueryBuilder, column: SqlColumn, bound: Knex.Value[], negate: boolean): Knex.QueryBuilder
 }
 
 /** A JSON array as SQLite stores its members: dates as epoch milliseconds, booleans as 1 and 0. */
@@ -81,8 +86,9 @@ const paddedList: ListBinding = {
     while (padded.length < length) padded.push(members[members.length - 1])
     return padded
   },
+  // Knex types whereIn for names only; it wraps a Raw (a SQL-computed field) where a name would go.
   where: (builder, column, bound, negate) =>
-    negate ? builder.whereNotIn(column, bound) : builder.whereIn(column, bound)
+    negate ? builder.whereNotIn(column as string, bound) : builder.whereIn(column as string, bound)
 }
 
 /** A member of a PostgreSQL array literal: quoted, with `"` and `\` escaped; dates as ISO 8601 instants. */
@@ -121,6 +127,7 @@ function likeToGlob(pattern: string) {
 function sqlite(knex: Knex): Dialect {
   return {
     name: 'sqlite',
+    knex,
     like: (column, value) => knex.raw('?? GLOB ?', [column, value]),
     likeValue: likeToGlob,
     // SQLite's LIKE has no escape character unless told; MySQL's and PostgreSQL's is the backslash.
@@ -137,6 +144,7 @@ function sqlite(knex: Knex): Dialect {
 function mysql(knex: Knex): Dialect {
   return {
     name: 'mysql',
+    knex,
     // Case sensitivity follows the column's collation; the example's tables use utf8mb4_bin.
     like: (column, value) => knex.raw('?? LIKE ?', [column, value]),
     likeValue: (pattern) => pattern,
@@ -166,6 +174,7 @@ const SCALED_LIMIT = `1.7976931348623157E308::float8 / ${SCALE}`
 function postgres(knex: Knex): Dialect {
   return {
     name: 'postgres',
+    knex,
     // LIKE compares text: an integer id is matched as its digits, as SQLite and MySQL do. Case sensitivity
     // follows the column's collation (the example's string columns use "C", code point order).
     like: (column, value) => knex.raw('??::text LIKE ?', [column, value]),

@@ -91,18 +91,23 @@ export interface ResourceQuery {
    */
   select?: string[]
   /**
-   * Keyset paging, how the CSV export reads every record batch by batch: `paging.limit` records in the
-   * (default) sort order after `keyset.after`. The page answers with the `keyset` of its next page.
+   * Keyset paging: `paging.limit` records after (or before) a position in the order, found by the values of
+   * the sort fields and the id rather than by counting (how the CSV export reads every record batch by batch,
+   * and GraphQL's keyset cursors). The page answers with `keysetFields` and the `keyset` of its next page.
+   * With `partitionBy`, the same position in every partition.
    */
   keyset?: Keyset
 }
 
 /**
- * Where a keyset page starts: after the record whose sort columns hold these values; nothing: at the start.
- * Opaque to callers, who pass a page's `keyset` back to read the page after it.
+ * Where a keyset page starts: after the record whose sort fields and id hold the values of `after` (by
+ * field name, as records hold them); nothing: at the start. `backward` reads the `limit` records before
+ * `before` (or the last ones), returned in the query's order.
  */
 export interface Keyset {
   after?: Record<string, unknown>
+  before?: Record<string, unknown>
+  backward?: boolean
 }
 
 /**
@@ -119,6 +124,10 @@ export interface Page<T> {
   total?: number
   /** For a keyset query that has a next page: the `keyset` to ask for it with. */
   keyset?: Keyset
+  /** Keyset queries: the fields whose values place a record in the order (sort fields, then the id). */
+  keysetFields?: string[]
+  /** Keyset queries: whether records precede this page (read backwards: one row more than asked). */
+  hasPreviousPage?: boolean
 }
 
 /** One partition's slice of a partitioned result: `data.slice(start, end)`. */
@@ -127,6 +136,8 @@ export interface Partition {
   start: number
   end: number
   hasNextPage: boolean
+  /** Keyset queries, as `Page.hasPreviousPage`. */
+  hasPreviousPage?: boolean
   total?: number
 }
 
@@ -138,6 +149,8 @@ export interface PartitionedPages<T> {
   data: T[]
   skip: number
   partitions: Partition[]
+  /** Keyset queries, as `Page.keysetFields`. */
+  keysetFields?: string[]
 }
 
 export type AggregateFunction = 'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max'

@@ -155,7 +155,7 @@ export function encodeRow(resource: ResolvedResource, data: Record<string, unkno
     if (value === undefined) continue
     const field = resource.fieldMap.get(name)
     if (!field) throw badField(name, `is not a field of ${resource.name}`)
-    if (field.computed) throw badField(name, 'is computed and cannot be written')
+    if (field.computed || field.expression) throw badField(name, 'is computed and cannot be written')
     row[field.column] = encodeValue(field, value)
   }
   return row

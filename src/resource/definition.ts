@@ -1,4 +1,5 @@
 import type { HookContext } from '@feathersjs/feathers'
+import type { Knex } from 'knex'
 import type { ObjectSchema } from './json-schema'
 import type { Filter, SortField } from '../query/model'
 
@@ -10,7 +11,26 @@ export type Guard = (
 
 export type PagingStrategy = 'offset' | 'none'
 
-export const PagingStrategies = { OFFSET: 'offset', NONE: 'none' } as const
+/** GraphQL collections page by cursors (the default), by `limit`/`offset`, or not at all. */
+export type GraphqlPagingStrategy = 'cursor' | PagingStrategy
+
+export const PagingStrategies = { CURSOR: 'cursor', OFFSET: 'offset', NONE: 'none' } as const
+
+/** How GraphQL pages a collection: a resource's root query, or a many-relation. */
+export interface GraphqlPagingOptions {
+  /**
+   * `cursor` (default): a connection of edges with cursors, `paging: {first, after, last, before}`.
+   * `offset`: `paging: {limit, offset}`, a connection of `nodes`. `none`: a plain list of every matching
+   * record, up to `maxResultsSize` (more is an error, never a silently shorter list).
+   */
+  pagingStrategy?: GraphqlPagingStrategy
+  /**
+   * Cursor strategy only: cursors hold the record's sort values and id (keyset paging) instead of its
+   * offset, so pages stay right while records are inserted and deleted and a deep page costs what the first
+   * does. Such a cursor belongs to one sorting and filter; used with another it is a 400.
+   */
+  keyset?: boolean
+}
 
 export interface QueryOptions {
   /** ANDed into every collection request (list, export, GraphQL collections and aggregates). */
@@ -77,7 +97,7 @@ export interface DeleteOptions {
   one?: EndpointOptions
 }
 
-export interface ManyRelationDefinition {
+export interface ManyRelationDefinition extends GraphqlPagingOptions {
   /** Name of the related resource. */
   resource: string
   /** Field of the related resource that holds this resource's id. */
@@ -125,6 +145,24 @@ export type Authorize = (context: HookContext<any, any>) => Filter | undefined |
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ComputedField = (record: any) => unknown
 
+/** What a SQL-computed field's expression is built with, once per database and table alias. */
+export interface SqlFieldContext {
+  knex: Knex
+  /** The database, for expressions that differ (MySQL concatenates with CONCAT, the others with `||`). */
+  dialect: 'sqlite' | 'mysql' | 'postgres'
+  /** The resource's table or alias in the statement, quoted for the database: safe to write into SQL. */
+  table: string
+  /** A column of the resource's own row in the statement (`column('id')`), to bind with `?` in `knex.raw`. */
+  column(name: string): Knex.Ref<string, Record<string, string>>
+}
+
+/**
+ * A field computed by the database: a SQL expression over the resource's row (a correlated count, a
+ * concatenation), selected, filtered, sorted and aggregated like a column. It is built from configuration
+ * only, never from a request, and is read-only.
+ */
+export type SqlComputedField = (sql: SqlFieldContext) => Knex.Raw
+
 export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
   /** GraphQL object name, e.g. `TodoItem`. */
   name: string
@@ -150,6 +188,8 @@ export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
   guards?: Guard[]
   many?: Record<string, ManyRelationDefinition>
   one?: Record<string, OneRelationDefinition>
+  /** How the GraphQL root query pages the resource's records (relations say so themselves). */
+  graphql?: GraphqlPagingOptions
   /** Aggregate queries on the root type and on every many-relation. */
   enableAggregate?: boolean
   /** Aggregate query on the root type only (`enabled`), and the limit of every aggregate of the resource. */
@@ -163,6 +203,12 @@ export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
   authorize?: Authorize
   /** Values of `Field`s that are not stored but computed from the record when it is read. */
   computed?: Record<string, ComputedField>
+  /**
+   * Fields the database computes with a SQL expression, e.g. `subTasksCount: ({ knex, column }) =>
+   * knex.raw('(SELECT COUNT(*) FROM ?? WHERE ?? = ?)', ['sub_tasks', 'sub_tasks.todoItemId', column('id')])`.
+   * Declared `FilterableField` they can be filtered, sorted and aggregated; they are never written.
+   */
+  sqlComputed?: Record<string, SqlComputedField>
 }
 
 /** Identity helper that keeps the schema type for inference. */

@@ -3,10 +3,13 @@ import { ConfigurationError } from '../errors'
 import { readAnnotation, type FieldRole } from './annotations'
 import type {
   ComputedField,
+  GraphqlPagingOptions,
+  GraphqlPagingStrategy,
   ManyRelationDefinition,
   OneRelationDefinition,
   PagingStrategy,
-  ResourceDefinition
+  ResourceDefinition,
+  SqlComputedField
 } from './definition'
 import { fieldKindOf, type FieldKind } from './field-kind'
 import { kebabCase, lowerFirst, pluralize, snakeCase } from './naming'
@@ -34,6 +37,8 @@ export interface ResolvedField {
   groupable: boolean
   /** Not stored: computed when a record is read. */
   computed?: ComputedField
+  /** Not stored: computed by the database (see `query/sql-fields`); read-only. */
+  expression?: SqlComputedField
 }
 
 export interface ResolvedQueryOptions {
@@ -48,9 +53,16 @@ export interface ResolvedQueryOptions {
   disableFilter: boolean
 }
 
+/** How GraphQL pages a collection (see `GraphqlPagingOptions`). */
+export interface ResolvedPaging {
+  strategy: GraphqlPagingStrategy
+  keyset: boolean
+}
+
 export interface ResolvedManyRelation {
   kind: 'many'
   name: string
+  paging: ResolvedPaging
   /** Filled in once every resource is known. */
   target: ResolvedResource
   /** Field of the target holding this resource's id. */
@@ -83,6 +95,8 @@ export interface ResolvedResource {
   many: ResolvedManyRelation[]
   one: ResolvedOneRelation[]
   aggregateEnabled: boolean
+  /** How the GraphQL root query pages. */
+  graphqlPaging: ResolvedPaging
   /** How the CSV export reads: `export.batchSize` and `export.maxBatchMilliseconds` with their defaults. */
   exportBatches: ReadBatches
   /** Most groups one aggregate statement on this resource may answer. */
@@ -124,6 +138,7 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
   const schema = definition.schema
   const required = new Set(schema.required ?? [])
   const computed = definition.computed ?? {}
+  const expressions: Partial<Record<string, SqlComputedField>> = definition.sqlComputed ?? {}
 
   return Object.entries(schema.properties).map(([name, property]) => {
     const annotation = readAnnotation(property)
@@ -142,13 +157,25 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
     if (computed[name] && annotation.role !== 'plain') {
       throw new ConfigurationError(`${definition.name}.${name} is computed, so it must be a plain Field`)
     }
+    const expression = expressions[name]
+    if (expression && (computed[name] || annotation.role === 'id')) {
+      throw new ConfigurationError(
+        `${definition.name}.${name} is computed in SQL, so it is neither an IDField nor computed`
+      )
+    }
+    if (expression !== undefined && typeof expression !== 'function') {
+      throw new ConfigurationError(
+        `${definition.name}: sqlComputed.${name} must be a function returning knex.raw`
+      )
+    }
     return {
       name,
       column: name,
       kind,
       role: annotation.role,
       // Whichever TypeBox built it, the plugin's TypeBox composes it with others by its JSON Schema keywords.
-      schema: annotation.base as TSchema,
+      // The database computes a SQL field's value: no client writes it, as the schema then says.
+      schema: (expression ? { ...annotation.base, readOnly: true } : annotation.base) as TSchema,
       description: annotation.base.description,
       nullable: annotation.nullable || !required.has(name),
       filterable: annotation.role !== 'plain',
@@ -157,7 +184,8 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
       serialized: !annotation.filterOnly && !annotation.hidden,
       hidden: annotation.hidden,
       groupable: annotation.groupBy,
-      computed: computed[name]
+      computed: computed[name],
+      ...(expression ? { expression } : {})
     }
   })
 }
@@ -208,6 +236,20 @@ function resolveExportBatches(definition: ResourceDefinition): ReadBatches {
   return { size: batchSize, maxMilliseconds: maxBatchMilliseconds }
 }
 
+const GRAPHQL_PAGING_STRATEGIES: GraphqlPagingStrategy[] = ['cursor', 'offset', 'none']
+
+function resolvePaging(options: GraphqlPagingOptions = {}, where: string): ResolvedPaging {
+  const { pagingStrategy: strategy = 'cursor', keyset = false } = options
+  if (!GRAPHQL_PAGING_STRATEGIES.includes(strategy)) {
+    const known = GRAPHQL_PAGING_STRATEGIES.join(', ')
+    throw new ConfigurationError(`${where}: pagingStrategy must be one of ${known}`)
+  }
+  if (keyset && strategy !== 'cursor') {
+    throw new ConfigurationError(`${where}: keyset cursors need the cursor paging strategy`)
+  }
+  return { strategy, keyset: keyset === true }
+}
+
 /** Resolves one definition on its own; relations are linked by `resolveResources`. */
 function resolveResource(definition: ResourceDefinition): ResolvedResource {
   if (!/^[A-Z][A-Za-z0-9]*$/.test(definition.name)) {
@@ -221,9 +263,11 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
         (ids.length ? ` (${ids.map((field) => field.name).join(', ')})` : '')
     )
   }
-  for (const name of Object.keys(definition.computed ?? {})) {
-    if (!fields.some((field) => field.name === name)) {
-      throw new ConfigurationError(`${definition.name}: computed field "${name}" is not in the schema`)
+  for (const option of ['computed', 'sqlComputed'] as const) {
+    for (const name of Object.keys(definition[option] ?? {})) {
+      if (!fields.some((field) => field.name === name)) {
+        throw new ConfigurationError(`${definition.name}: ${option} field "${name}" is not in the schema`)
+      }
     }
   }
   const resource: ResolvedResource = {
@@ -243,6 +287,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
     many: [],
     one: [],
     aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true,
+    graphqlPaging: resolvePaging(definition.graphql, `${definition.name}.graphql`),
     exportBatches: resolveExportBatches(definition),
     maxAggregateGroups: positiveInteger(
       definition,
@@ -258,6 +303,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
   for (const sort of resource.query.defaultSort) {
     storedField(resource, sort.field, 'query.defaultSort')
   }
+  if (resource.graphqlPaging.keyset) checkKeysetOrder(resource, `${resource.name}.graphql`)
   return resource
 }
 
@@ -265,6 +311,24 @@ function storedField(resource: ResolvedResource, name: string, where: string): R
   const field = resource.fieldMap.get(name)
   if (!field) throw new ConfigurationError(`${resource.name}: ${where} names unknown field "${name}"`)
   if (field.computed) throw new ConfigurationError(`${resource.name}: ${where} names computed field "${name}"`)
+  return field
+}
+
+/** Keyset cursors carry the sort values to clients: never those of a field that does not leave the server. */
+function checkKeysetOrder(target: ResolvedResource, where: string) {
+  const unserialized = target.query.defaultSort.find((sort) => !target.fieldMap.get(sort.field)?.serialized)
+  if (!unserialized) return
+  throw new ConfigurationError(
+    `${where}: keyset cursors would carry ${target.name}.${unserialized.field} (defaultSort), which is not serialized`
+  )
+}
+
+/** A relation's foreign key: a column relation writes set, so not one the database computes. */
+function foreignKeyField(resource: ResolvedResource, name: string, where: string): ResolvedField {
+  const field = storedField(resource, name, where)
+  if (field.expression) {
+    throw new ConfigurationError(`${resource.name}: ${where} names SQL-computed field "${name}"`)
+  }
   return field
 }
 
@@ -291,9 +355,10 @@ function linkMany(
   return {
     kind: 'many',
     name,
+    paging: resolvePaging(relation, `relation ${resource.name}.${name}`),
     target,
     // The foreign key is on the related resource...
-    foreignKey: storedField(target, relation.foreignKey, `relation ${resource.name}.${name}`),
+    foreignKey: foreignKeyField(target, relation.foreignKey, `relation ${resource.name}.${name}`),
     aggregate: resource.definition.enableAggregate === true && relation.enableAggregate !== false
   }
 }
@@ -309,7 +374,7 @@ function linkOne(
     name,
     target: relatedResource(resource, name, relation, byName),
     // ...and on this one for a one-relation.
-    foreignKey: storedField(resource, relation.foreignKey, `relation ${resource.name}.${name}`),
+    foreignKey: foreignKeyField(resource, relation.foreignKey, `relation ${resource.name}.${name}`),
     nullable: relation.nullable === true
   }
 }
@@ -335,11 +400,15 @@ export function resolveResources(definitions: ResourceDefinition[]): ResolvedRes
       }
     }
     resource.many = Object.entries(many).map(([name, relation]) => linkMany(resource, name, relation, byName))
+    for (const relation of resource.many) {
+      if (relation.paging.keyset) checkKeysetOrder(relation.target, `relation ${resource.name}.${relation.name}`)
+    }
     resource.one = Object.entries(one).map(([name, relation]) => linkOne(resource, name, relation, byName))
   }
   return resources
 }
 
+/** The fields a statement reads from the database: stored columns and SQL-computed fields. */
 export function storedFields(resource: ResolvedResource) {
   return resource.fields.filter((field) => !field.computed)
 }

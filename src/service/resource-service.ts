@@ -3,16 +3,18 @@ import type { Id, NullableId, Paginated, Params, Query } from '@feathersjs/feath
 import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { decodeValue, encodeRow, encodeValue, rowDecoder, type RowDecoder } from '../resource/codec'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import {
   applyParsedFilter,
   keyName,
   parseFilter,
   qualified,
+  storedColumn,
   type ParsedFilter,
   type SqlTarget
 } from '../query/compile-filter'
-import { orderKey, orderSql, sortTerms, whereAfter, type SortTerm } from '../query/compile-sort'
+import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'
+import { encodePosition, keysetCondition, positionOf, reversedTerms } from '../query/keyset'
 import { dialectOf } from '../query/dialect'
 import { resolveQueryLimits, type QueryLimits } from '../query/limits'
 import type {
@@ -101,7 +103,7 @@ export class ResourceService {
     this.resource = resource
     this.Model = options.Model
     this.target = { resource, dialect: dialectOf(this.Model), table: resource.table }
-    this.idColumn = qualified(this.target, resource.idField)
+    this.idColumn = storedColumn(this.target, resource.idField)
     this.scoped = callScope(resource, options.registered)
     this.feathersQuery = new FeathersQueryParser(resource)
     const sizes = pageSizes(resource, REST_DEFAULT_RESULT_SIZE)
@@ -162,11 +164,18 @@ export class ResourceService {
     let columns = this.columnLists.get(fields)
     if (!columns) {
       // Quoted once, not on every compile: knex wraps each qualified name anew each time it builds a SELECT.
-      const names = fields.stored.map((field) => qualified(this.target, field))
+      const stored = fields.stored.filter((field) => !field.expression)
+      const names = stored.map((field) => storedColumn(this.target, field))
       columns = this.Model.raw(names.map(() => '??').join(', '), names).toSQL().sql
       this.columnLists.set(fields, columns)
     }
-    return this.whereVisible(this.db(params).select(this.Model.raw(columns)), visible, bound)
+    const select = this.db(params).select(this.Model.raw(columns))
+    // SQL-computed fields as they are (their expressions may bind values of their own), named as columns.
+    for (const field of fields.stored) {
+      if (!field.expression) continue
+      select.select(this.Model.raw('? AS ??', [qualified(this.target, field), field.column]))
+    }
+    return this.whereVisible(select, visible, bound)
   }
 
   private whereVisible(
@@ -328,21 +337,30 @@ export class ResourceService {
     if (!partitionField || partitionField.computed) throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
     const { limit, offset } = this.checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
     const terms = sortTerms(target, this.sortingOf(query))
-    const order = orderSql(terms)
-    const partition = qualified(target, partitionField)
-    const fields = projection(this.resource, query.select, [partitionField])
+    const keyset = query.keyset ? this.keysetReading(query, terms) : undefined
+    const readTerms = keyset?.readTerms ?? terms
+    const condition = keyset?.condition
+    const order = orderSql(readTerms)
+    const partition = storedColumn(target, partitionField)
+    const required = keyset ? [partitionField, ...terms.map((term) => term.field)] : [partitionField]
+    const fields = projection(this.resource, query.select, required)
     const decode = this.decoder(fields)
     const visible = this.visible(params, query.filter)
-    const window = visible.values.length
+    const conditionAt = visible.values.length
+    const conditionValues = condition?.values ?? []
+    const window = conditionAt + conditionValues.length
     const build = (bound: readonly unknown[]) => {
-      const inner = this.selectWhere(params, visible, fields, bound).select(
+      const selected = this.selectWhere(params, visible, fields, bound)
+      condition?.apply(selected, bound, conditionAt)
+      const inner = selected.select(
         this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
           partition,
           ...order.bindings,
           ROW_NUMBER
         ])
       )
-      if (query.totalCount) {
+      // A keyset page's rows start at its cursor: its partitions' totals are counted apart, below.
+      if (query.totalCount && !keyset) {
         inner.select(this.Model.raw('COUNT(*) OVER (PARTITION BY ??) AS ??', [partition, PARTITION_TOTAL]))
       }
       return this.knex(params)
@@ -356,11 +374,13 @@ export class ResourceService {
       'partitioned',
       fields.key,
       keyName(partitionField),
-      orderKey(terms),
+      orderKey(readTerms),
       query.totalCount ? 'total' : '',
+      condition ? `keyset ${condition.key}` : '',
       visible.key
     ].join('|')
-    const rows = await this.runCompiled(params, shape, [...visible.values, offset, offset + limit + 1], build)
+    const values = [...visible.values, ...conditionValues, offset, offset + limit + 1]
+    const rows = await this.runCompiled(params, shape, values, build)
     // Rows come ordered by partition, then by their number within it.
     const data: ResourceRecord[] = []
     const partitions: Partition[] = []
@@ -381,13 +401,73 @@ export class ResourceService {
       data.push(decode(row))
       current.end = data.length
     }
-    return { data, skip: offset, partitions }
+    if (!keyset) return { data, skip: offset, partitions }
+    const totals = query.totalCount ? await this.partitionTotals(params, visible, partitionField) : undefined
+    for (const each of partitions) {
+      if (totals) each.total = totals.get(String(each.key)) ?? 0
+      if (keyset.keyset.backward) {
+        // Read backwards; each partition's records go back into the query's order.
+        const reversed = data.slice(each.start, each.end).reverse()
+        data.splice(each.start, reversed.length, ...reversed)
+        each.hasPreviousPage = each.hasNextPage
+        each.hasNextPage = keyset.keyset.before !== undefined
+      } else {
+        each.hasPreviousPage = keyset.keyset.after !== undefined
+      }
+    }
+    return { data, skip: offset, partitions, keysetFields: keyset.fields }
+  }
+
+  /** The number of visible records per value of `partitionField`, in one grouped count. */
+  private async partitionTotals(params: ResourceParams, visible: ParsedFilter, partitionField: ResolvedField) {
+    const partition = storedColumn(this.target, partitionField)
+    const shape = `partition-totals|${keyName(partitionField)}|${visible.key}`
+    const rows = await this.runCompiled(params, shape, visible.values, (bound) =>
+      this.whereVisible(this.db(params), visible, bound)
+        .select(this.Model.raw('?? AS ??', [partition, partitionField.column]))
+        .count({ [PARTITION_TOTAL]: '*' })
+        .groupBy(partition)
+    )
+    const keyOf = (row: ResourceRecord) => String(decodeValue(partitionField.kind, row[partitionField.column]))
+    return new Map(rows.map((row) => [keyOf(row), Number(row[PARTITION_TOTAL])]))
+  }
+
+  /** `query.keyset` checked: `{after?}` forward, `{before?, backward: true}` backward. */
+  private checkKeyset(query: ResourceQuery): Required<Pick<Keyset, 'backward'>> & Keyset {
+    const keyset = query.keyset
+    if (!keyset || typeof keyset !== 'object' || Array.isArray(keyset)) {
+      throw badField('keyset', 'must be {after} or {before, backward: true}')
+    }
+    const { after, before, backward, ...rest } = keyset
+    const unknown = Object.keys(rest)[0]
+    if (unknown !== undefined) throw badField(`keyset.${unknown}`, 'is not part of a keyset')
+    if (backward !== undefined && typeof backward !== 'boolean') {
+      throw badField('keyset.backward', 'must be a boolean')
+    }
+    if (backward && after !== undefined) throw badField('keyset.after', 'cannot be combined with backward')
+    if (!backward && before !== undefined) throw badField('keyset.before', 'needs backward: true')
+    if (query.paging?.offset) throw badField('paging.offset', 'cannot be combined with a keyset')
+    return { after, before, backward: backward === true }
   }
 
   /**
-   * The `paging.limit` records after `query.keyset`. Unlike an offset, a keyset costs the same wherever the
-   * page lies, so reading every record page by page (the CSV export) costs about what one statement would,
-   * without holding a connection or the event loop for all of them.
+   * The keyset a query reads by: the order it reads in (reversed for a backward page) and the condition
+   * that starts it after `after` (or before `before`); no condition at the start (or the end).
+   */
+  private keysetReading(query: ResourceQuery, terms: SortTerm[]) {
+    const keyset = this.checkKeyset(query)
+    const readTerms = keyset.backward ? reversedTerms(terms) : terms
+    const from = keyset.backward ? keyset.before : keyset.after
+    const path = keyset.backward ? 'keyset.before' : 'keyset.after'
+    const condition =
+      from === undefined ? undefined : keysetCondition(readTerms, encodePosition(terms, from, path))
+    return { keyset, readTerms, condition, fields: terms.map((term) => term.field.name) }
+  }
+
+  /**
+   * The `paging.limit` records after `query.keyset.after` (or before its `before`). Unlike an offset, a
+   * keyset costs the same wherever the page lies, so reading every record page by page (the CSV export)
+   * costs about what one statement would, without holding a connection or the event loop for all of them.
    */
   private async keysetPage(
     params: ResourceParams,
@@ -399,20 +479,35 @@ export class ResourceService {
   ): Promise<Page<ResourceRecord>> {
     const { limit } = this.checkPaging(query.paging ?? { limit: Number.NaN })
     if (limit < 1) throw badField('paging.limit', 'a keyset page needs a limit of at least 1')
-    const after = (query.keyset as Keyset).after
-    if (after !== undefined && (after === null || typeof after !== 'object')) {
-      throw badField('keyset.after', 'must be the keyset of a page')
-    }
-    const order = orderSql(terms)
-    const builder = this.selectWhere(params, visible, fields)
-    if (after) whereAfter(builder, terms, after)
-    // One row more than asked tells whether a next page exists.
-    const rows: ResourceRecord[] = await runQuery(builder.orderByRaw(order.sql, order.bindings).limit(limit + 1))
+    const { keyset, readTerms, condition } = this.keysetReading(query, terms)
+    const order = orderSql(readTerms)
+    const conditionAt = visible.values.length
+    // One row more than asked tells whether more records lie beyond the page.
+    const values = [...visible.values, ...(condition?.values ?? []), limit + 1]
+    const limitAt = values.length - 1
+    const shape = `keyset|${fields.key}|${orderKey(readTerms)}|${condition?.key ?? ''}|${visible.key}`
+    const rows = await this.runCompiled(
+      params,
+      shape,
+      values,
+      (bound) => {
+        const builder = this.selectWhere(params, visible, fields, bound)
+        condition?.apply(builder, bound, conditionAt)
+        return builder.orderByRaw(order.sql, order.bindings).limit(bound[limitAt] as number)
+      },
+      limitAt
+    )
     const page = pageOf(rows, limit, 0, decode)
-    if (page.hasNextPage) {
-      const last = rows[limit - 1]
-      page.keyset = { after: Object.fromEntries(terms.map((term) => [term.field.column, last[term.field.column]])) }
+    page.keysetFields = terms.map((term) => term.field.name)
+    if (keyset.backward) {
+      page.data.reverse()
+      page.hasPreviousPage = page.hasNextPage
+      page.hasNextPage = keyset.before !== undefined
+    } else {
+      page.hasPreviousPage = keyset.after !== undefined
+      if (page.hasNextPage) page.keyset = { after: positionOf(terms, page.data[limit - 1]) }
     }
+    if (query.totalCount) page.total = await this.count(params, visible)
     return page
   }
 

@@ -31,6 +31,7 @@ import {
   type AggregateRequest,
   type AggregateResponse,
   type Authorize,
+  type ComputedField,
   type CreateOptions,
   type DeleteOptions,
   type EndpointOptions,
@@ -42,6 +43,8 @@ import {
   type FilterableFieldOptions,
   type GraphqlContext,
   type GraphqlOptions,
+  type GraphqlPagingOptions,
+  type GraphqlPagingStrategy,
   type GraphqlSchemaPart,
   type Guard,
   type ManyRelationDefinition,
@@ -64,6 +67,8 @@ import {
   type ResourceRecord,
   type SearchOptions,
   type SortField,
+  type SqlComputedField,
+  type SqlFieldContext,
   type SqliteOptions,
   type UpdateOptions
 } from 'feathers-query'
@@ -85,6 +90,11 @@ const aggregate: AggregateOptions = { enabled: true, maxGroups: 100 }
 const many: ManyRelationDefinition = { resource: 'Step', foreignKey: 'projectId' }
 const owner: OneRelationDefinition = { resource: 'Project', foreignKey: 'projectId' }
 const paging: PagingStrategy = 'offset'
+const stepsPaging: GraphqlPagingStrategy = PagingStrategies.NONE
+const graphqlPaging: GraphqlPagingOptions = { pagingStrategy: PagingStrategies.CURSOR, keyset: true }
+const stepCount: SqlComputedField = ({ knex, column }: SqlFieldContext) =>
+  knex.raw('SELECT COUNT(*) FROM ?? WHERE ?? = ?', ['steps as counted', 'counted.projectId', column('id')])
+const loudTitle: ComputedField = (record: { title: string }) => record.title.toUpperCase()
 const multi: MultiMethod[] = ['patch']
 
 export const projects = defineResource({
@@ -92,16 +102,21 @@ export const projects = defineResource({
   schema: Type.Object({
     id: IDField(Type.Integer({ readOnly: true })),
     title: FilterableField(Type.String()),
-    note: Field(Type.String(), nullable)
+    note: Field(Type.String(), nullable),
+    loudTitle: Field(Type.String()),
+    stepCount: FilterableField(Type.Integer())
   }),
   query: { ...query, pagingStrategy: paging },
+  graphql: graphqlPaging,
+  computed: { loudTitle },
+  sqlComputed: { stepCount },
   read,
   create,
   update,
   delete: remove,
   export: exporting,
   aggregate,
-  many: { steps: many },
+  many: { steps: { ...many, pagingStrategy: stepsPaging } },
   multi,
   maxMulti: DEFAULT_MAX_MULTI,
   guards: [guard],
