@@ -8,7 +8,8 @@ import type {
   PartitionedAggregates
 } from '../query/model'
 import { decodePartitions, decodeResponses, overflowAlias } from './decode'
-import { planAggregate, type AggregatePlan, type GroupColumn } from './plan'
+import { PARTITION_ALIAS, planAggregate, type AggregatePlan, type GroupColumn } from './plan'
+import type { ResolvedField } from '../resource/resolve'
 
 const FUNCTION_SQL: Record<'count' | 'min' | 'max', string> = {
   count: 'COUNT(??)',
@@ -24,7 +25,7 @@ function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunctio
 }
 
 function groupExpression(knex: Knex, target: SqlTarget, group: GroupColumn): Knex.Raw {
-  const column = qualified(target, group.field)
+  const column = group.column ?? qualified(target, group.field)
   return group.bucket ? target.dialect.dateBucket(column, group.bucket) : knex.raw('??', [column])
 }
 
@@ -78,9 +79,12 @@ export function compileAggregate(
   knex: Knex,
   builder: Knex.QueryBuilder,
   target: SqlTarget,
-  request: AggregateRequest
+  request: AggregateRequest,
+  /** Partitioned by a column of another table (a many-to-many read's links), holding `field`'s values. */
+  partition?: { field: ResolvedField; column: string }
 ): CompiledAggregate {
   const plan = planAggregate(target.resource, request)
+  if (partition) plan.partition = { ...partition, alias: PARTITION_ALIAS }
   const maxGroups = target.resource.maxAggregateGroups
   return {
     query: selectAggregates(knex, builder, target, plan).limit(maxGroups + 1),

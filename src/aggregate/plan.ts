@@ -9,6 +9,7 @@ import {
   type DateBucket
 } from '../query/model'
 
+export const PARTITION_ALIAS = '__fq_partition'
 const REQUEST_KEYS = new Set<string>(['groupBy', 'partitionBy', ...AGGREGATE_FUNCTIONS])
 const NOTHING_SELECTED = 'No aggregate fields selected'
 
@@ -18,6 +19,8 @@ const NOTHING_SELECTED = 'No aggregate fields selected'
  */
 export interface GroupColumn {
   field: ResolvedField
+  /** The qualified column, when not the field's own column of the aggregated table. */
+  column?: string
   /** Date fields only: the bucket their values are truncated to. */
   bucket?: DateBucket
   alias: string
@@ -153,6 +156,6 @@ export function planAggregate(resource: ResolvedResource, request: AggregateRequ
   if (groups.length === 0 && aggregates.length === 0) {
     throw badInput([{ field: 'aggregate', message: NOTHING_SELECTED }], NOTHING_SELECTED)
   }
-  const partition = partitionField && { field: partitionField, alias: '__fq_partition' }
+  const partition = partitionField && { field: partitionField, alias: PARTITION_ALIAS }
   return { groups, aggregates, partition }
 }

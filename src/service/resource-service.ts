@@ -20,6 +20,7 @@ import type {
   AggregateResponse,
   Filter,
   Keyset,
+  LinkQuery,
   OffsetPaging,
   Page,
   PartitionedAggregates,
@@ -41,7 +42,11 @@ import { multiLimit, type MultiMethod } from './multi'
 import { betterSqliteClient } from './sqlite-client'
 import { FeathersQueryParser, type FeathersRequest } from '../feathers/query-syntax'
 import { writableFields } from '../resource/input-schemas'
-import { pageSizes } from '../resource/resolve'
+import { pageSizes, type ResolvedField } from '../resource/resolve'
+import { relationScopes } from './relation-scopes'
+import { callContext } from './scope'
+import { readGuards } from './hooks'
+import type { RelationScopes } from '../query/relation-filter'
 import { REST_DEFAULT_RESULT_SIZE } from '../rest/collection-query'
 
 export type ResourceRecord = Record<string, unknown>
@@ -77,6 +82,24 @@ export interface ResourceServiceOptions {
   limits?: QueryLimits
   /** On better-sqlite3, run compiled reads on statements prepared once per connection (default true). */
   reuseStatements?: boolean
+  /**
+   * The registered service of another resource, by name: relation filters and many-to-many reads ask it what
+   * the caller may read of its records (`readScope`).
+   */
+  related?: (name: string) => ResourceService | undefined
+}
+
+/** A many-to-many read's links: the join resource's table under this alias, joined to the read records. */
+const LINK_ALIAS = '__fq_link'
+const PARTITION = '__fq_partition'
+
+/** The links of a many-to-many read, resolved: where they are and which of them the read goes through. */
+interface Link {
+  target: SqlTarget
+  foreignKey: ResolvedField
+  otherKey: ResolvedField
+  /** The parents' links within what the caller may read of the join resource. */
+  filter: Filter
 }
 
 
@@ -99,6 +122,8 @@ export class ResourceService {
     this.target = { resource, dialect: dialectOf(this.Model), table: resource.table }
     this.idColumn = qualified(this.target, resource.idField)
     this.scoped = callScope(resource, options.registered)
+    this.registered = options.registered
+    this.related = options.related ?? (() => undefined)
     this.feathersQuery = new FeathersQueryParser(resource)
     const sizes = pageSizes(resource, REST_DEFAULT_RESULT_SIZE)
     this.paginate = { default: sizes.default, max: sizes.max }
@@ -113,6 +138,8 @@ export class ResourceService {
 
   /** The call's params with its scope (authorize, defaultFilter), worked out when the method runs. */
   private readonly scoped: (call: ScopeCall) => ResourceParams | Promise<ResourceParams>
+  private readonly registered: () => unknown
+  private readonly related: (name: string) => ResourceService | undefined
   private readonly feathersQuery: FeathersQueryParser
   /** Feathers callers' page sizes: the resource's REST default and maximum. */
   private readonly paginate: { default: number; max: number }
@@ -139,10 +166,74 @@ export class ResourceService {
     return knex(this.resource.table)
   }
 
-  /** The records a call may see: its scope ANDed with `filter`, checked and encoded. */
-  private visible(params: ResourceParams, filter: Filter | undefined): ParsedFilter {
+  /**
+   * The records a call may see: its scope ANDed with `filter`, checked and encoded; for a many-to-many read,
+   * with the links it goes through. Relation filters first need the related resources' scopes for the caller.
+   */
+  private async visible(params: ResourceParams, filter: Filter | undefined, link?: Link): Promise<ParsedFilter> {
     const scoped = params.scope || filter ? andFilters(params.scope, filter) : undefined
-    return parseFilter(this.target, scoped, this.limits)
+    const scopes = await this.relationScopes(params, [
+      [this.resource, scoped],
+      ...(link ? [[link.target.resource, link.filter] as const] : [])
+    ])
+    return parseFilter(this.target, scoped, this.limits, scopes, link)
+  }
+
+  /** The scopes the relation filters of `roots` need, each asked of its resource's service for this caller. */
+  private relationScopes(
+    params: ResourceParams,
+    roots: ReadonlyArray<readonly [ResolvedResource, Filter | undefined]>
+  ): Promise<RelationScopes | undefined> | undefined {
+    if (roots.every(([resource]) => resource.relationMap.size === 0)) return undefined
+    const caller = callerOf(params)
+    return relationScopes(roots, (resource) => this.relatedService(resource.name).readScope(caller), this.limits.maxRelationDepth)
+  }
+
+  private relatedService(name: string): ResourceService {
+    if (name === this.resource.name) return this
+    const service = this.related(name)
+    if (!service) throw new Error(`${this.resource.name}: no service of resource ${name} to ask what the caller may read`)
+    return service
+  }
+
+  /**
+   * What a `find` by this caller may read of the resource: its guards run and its `authorize` asked (method
+   * `find`, the caller's params), with `defaultFilter`. Relation filters and many-to-many reads of other
+   * resources apply it to this resource's records, so that they reveal nothing its own `find` would not.
+   */
+  async readScope(caller: ResourceParams): Promise<Filter | undefined> {
+    const context = callContext(this.registered(), { method: 'find', params: caller })
+    for (const guard of readGuards(this.resource)) {
+      const result = await guard(context)
+      if (result && result !== context) Object.assign(context, result)
+    }
+    return (await this.scoped({ method: 'find', params: context.params as ResourceParams })).scope
+  }
+
+  /** The links a many-to-many read goes through: the join resource's records of the parents the caller may read. */
+  private async link(params: ResourceParams, through: LinkQuery): Promise<Link> {
+    const join = this.relatedService(through.resource).resource
+    const foreignKey = join.fieldMap.get(through.foreignKey)
+    const otherKey = join.fieldMap.get(through.otherKey)
+    if (!foreignKey || !otherKey || foreignKey.computed || otherKey.computed) {
+      throw badField('through', `${join.name} has no fields "${through.foreignKey}" and "${through.otherKey}"`)
+    }
+    const parents: Filter = { [foreignKey.name]: { in: through.parents } }
+    const scope = await this.relatedService(join.name).readScope(callerOf(params))
+    return {
+      target: { resource: join, dialect: this.target.dialect, table: LINK_ALIAS },
+      foreignKey,
+      otherKey,
+      filter: andFilters(parents, scope)!
+    }
+  }
+
+  /** The read's records joined with their links (each record once per link), live links only. */
+  private joinLink(builder: Knex.QueryBuilder, link: Link) {
+    const { resource, table } = link.target
+    builder.join({ [table]: resource.table }, `${table}.${link.otherKey.column}`, this.idColumn)
+    if (resource.softDeleteColumn) builder.whereNull(`${table}.${resource.softDeleteColumn}`)
+    return builder
   }
 
   /**
@@ -153,7 +244,8 @@ export class ResourceService {
     params: ResourceParams,
     visible: ParsedFilter,
     fields: Projection,
-    bound: readonly unknown[] = visible.values
+    bound: readonly unknown[] = visible.values,
+    link?: Link
   ) {
     let columns = this.columnLists.get(fields)
     if (!columns) {
@@ -162,7 +254,8 @@ export class ResourceService {
       columns = this.Model.raw(names.map(() => '??').join(', '), names).toSQL().sql
       this.columnLists.set(fields, columns)
     }
-    return this.whereVisible(this.db(params).select(this.Model.raw(columns)), visible, bound)
+    const builder = this.db(params).select(this.Model.raw(columns))
+    return this.whereVisible(link ? this.joinLink(builder, link) : builder, visible, bound)
   }
 
   private whereVisible(
@@ -252,7 +345,7 @@ export class ResourceService {
     const terms = sortTerms(this.target, this.sortingOf(query))
     // A keyset page reads its last record's sort keys.
     const fields = projection(this.resource, query.select, query.keyset ? terms.map((term) => term.field) : [])
-    const visible = this.visible(params, query.filter)
+    const visible = await this.visible(params, query.filter)
     const decode = this.decoder(fields)
     if (query.keyset) return this.keysetPage(params, query, visible, fields, terms, decode)
 
@@ -299,18 +392,23 @@ export class ResourceService {
    */
   private async findPartitioned(params: ResourceParams, query: ResourceQuery): Promise<PartitionedPages<ResourceRecord>> {
     const target = this.target
-    const partitionField = this.resource.fieldMap.get(query.partitionBy!)
+    const link = query.through ? await this.link(params, query.through) : undefined
+    const partitionField = link ? link.foreignKey : this.resource.fieldMap.get(query.partitionBy!)
     if (!partitionField || partitionField.computed) throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
     const { limit, offset } = this.checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
     const terms = sortTerms(target, this.sortingOf(query))
     const order = orderSql(terms)
-    const partition = qualified(target, partitionField)
-    const fields = projection(this.resource, query.select, [partitionField])
+    const partition = link ? qualified(link.target, partitionField) : qualified(target, partitionField)
+    // The partition key as the rows carry it: the field itself, or the link's key under an alias of its own.
+    const partitionKey = link ? PARTITION : partitionField.column
+    const fields = projection(this.resource, query.select, link ? [] : [partitionField])
     const decode = this.decoder(fields)
-    const visible = this.visible(params, query.filter)
+    const visible = await this.visible(params, query.filter, link)
     const window = visible.values.length
     const build = (bound: readonly unknown[]) => {
-      const inner = this.selectWhere(params, visible, fields, bound).select(
+      const inner = this.selectWhere(params, visible, fields, bound, link)
+      if (link) inner.select(this.Model.raw('?? AS ??', [partition, PARTITION]))
+      inner.select(
         this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
           partition,
           ...order.bindings,
@@ -325,12 +423,12 @@ export class ResourceService {
         .from(inner.as('partitioned'))
         .where(ROW_NUMBER, '>', bound[window] as number)
         .andWhere(ROW_NUMBER, '<=', bound[window + 1] as number)
-        .orderBy([{ column: partitionField.column }, { column: ROW_NUMBER }])
+        .orderBy([{ column: partitionKey }, { column: ROW_NUMBER }])
     }
     const shape = [
       'partitioned',
       fields.key,
-      keyName(partitionField),
+      link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}.${keyName(partitionField)}` : keyName(partitionField),
       orderKey(terms),
       query.totalCount ? 'total' : '',
       visible.key
@@ -342,7 +440,7 @@ export class ResourceService {
     let current: Partition | undefined
     let currentKey: string | undefined
     for (const row of rows) {
-      const key = decodeValue(partitionField.kind, row[partitionField.column])
+      const key = decodeValue(partitionField.kind, row[partitionKey])
       if (current === undefined || String(key) !== currentKey) {
         current = { key, start: data.length, end: data.length, hasNextPage: false }
         if (query.totalCount) current.total = Number(row[PARTITION_TOTAL])
@@ -415,8 +513,12 @@ export class ResourceService {
   async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'aggregate', params })
     const { filter } = this.readQuery(scoped, true)
-    const builder = this.whereVisible(this.db(scoped), this.visible(scoped, filter))
-    const { query, decode } = compileAggregate(this.Model, builder, this.target, request)
+    const through = scoped.queryModel ? scoped.query?.through : undefined
+    const link = through ? await this.link(scoped, through) : undefined
+    const visible = await this.visible(scoped, filter, link)
+    const builder = this.whereVisible(link ? this.joinLink(this.db(scoped), link) : this.db(scoped), visible)
+    const partition = link && { field: link.foreignKey, column: qualified(link.target, link.foreignKey) }
+    const { query, decode } = compileAggregate(this.Model, builder, this.target, request, partition)
     return decode(await runQuery(query))
   }
 
@@ -433,7 +535,7 @@ export class ResourceService {
 
   private async getRecord(id: Id, params: ResourceParams, filter?: Filter, fields = fullProjection(this.resource)) {
     const idValue = this.idValue(id)
-    const visible = this.visible(params, filter)
+    const visible = await this.visible(params, filter)
     const idAt = visible.values.length
     const shape = `get|${fields.key}|${visible.key}`
     const [row] = await this.runCompiled(params, shape, [...visible.values, idValue], (bound) =>
@@ -525,7 +627,8 @@ export class ResourceService {
     delete row[this.resource.idField.column]
     return this.inTransaction(scoped, async (inner) => {
       if (Object.keys(row).length > 0) {
-        const changed = await runQuery(this.writable(inner, filter).where(this.idColumn, this.idValue(id)).update(row))
+        const writable = await this.writable(inner, filter)
+        const changed = await runQuery(writable().where(this.idColumn, this.idValue(id)).update(row))
         if (!changed) throw this.notFound(id)
       } else if (!(await this.getRecord(id, inner, filter))) {
         throw this.notFound(id)
@@ -537,15 +640,19 @@ export class ResourceService {
     })
   }
 
-  /** The records `filter` names within the call's scope, live ones only: what an UPDATE or DELETE may reach. */
-  private writable(params: ResourceParams, filter: Filter | undefined) {
-    return this.whereVisible(this.db(params), this.visible(params, filter))
+  /**
+   * The records `filter` names within the call's scope, live ones only: what an UPDATE or DELETE may reach.
+   * A function making the builder, since a knex builder is a thenable, which an async function would run.
+   */
+  private async writable(params: ResourceParams, filter: Filter | undefined): Promise<() => Knex.QueryBuilder> {
+    const visible = await this.visible(params, filter)
+    return () => this.whereVisible(this.db(params), visible)
   }
 
   /** The ids of the records a multi patch or remove reaches, refused when there are more than `max`. */
   private async idsReached(method: MultiMethod, params: ResourceParams, filter: Filter | undefined, max: number) {
     const rows: ResourceRecord[] = await runQuery(
-      this.writable(params, filter).select(this.idColumn).orderBy(this.idColumn).limit(max + 1)
+      (await this.writable(params, filter))().select(this.idColumn).orderBy(this.idColumn).limit(max + 1)
     )
     if (rows.length > max) {
       throw new BadRequest(
@@ -565,7 +672,7 @@ export class ResourceService {
       const ids = await this.idsReached('patch', inner, filter, max)
       if (ids.length === 0) return []
       const byId: Filter = { [this.resource.idField.name]: { in: ids as Scalar[] } }
-      if (Object.keys(row).length > 0) await runQuery(this.writable(inner, byId).update(row))
+      if (Object.keys(row).length > 0) await runQuery((await this.writable(inner, byId))().update(row))
       const records = (await this.findModel({
         ...inner,
         queryModel: true,
@@ -595,12 +702,18 @@ export class ResourceService {
       })) as ResourceRecord[]
       if (id !== null && records.length === 0) throw this.notFound(id)
       const { softDeleteColumn } = this.resource
-      const builder = this.writable(inner, andFilters(filter, byId))
+      const builder = (await this.writable(inner, andFilters(filter, byId)))()
       const removed = await runQuery(softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete())
       if (removed !== records.length) throw id === null ? new Forbidden('Records changed while removing them') : this.notFound(id)
       return id === null ? records : records[0]
     })
   }
+}
+
+/** The caller's identity and transport (user, authentication, provider, headers, transaction), not the call's query. */
+function callerOf(params: ResourceParams): ResourceParams {
+  const { query: _query, scope: _scope, lookup: _lookup, paginate: _paginate, ...caller } = params
+  return { ...caller, queryModel: true, query: {} }
 }
 
 /** A page of `limit` records from `rows`, read with one row more than asked to tell whether a next page exists. */
