@@ -2,6 +2,7 @@ import {
   GraphQLInputObjectType,
   GraphQLList,
   GraphQLNonNull,
+  type GraphQLInputField,
   type GraphQLInputFieldConfigMap,
   type GraphQLInputType
 } from 'graphql'
@@ -21,6 +22,14 @@ export interface FilterInputOptions {
    * collection and aggregate filters; the update, delete and subscription filters do not, as in nestjs-query).
    */
   relations?: boolean
+}
+
+/** Marks the input fields that are relation filters, which the operation limits count (see `isRelationFilter`). */
+const RELATION_FILTER = 'feathersQueryRelationFilter'
+
+/** Whether an input field is a relation filter: an EXISTS subquery per record it is tested on. */
+export function isRelationFilter(field: GraphQLInputField) {
+  return field.extensions[RELATION_FILTER] === true
 }
 
 /** The resource's relations clients may filter by. */
@@ -70,7 +79,8 @@ export function filterInputType(
           for (const relation of filterableRelations(resource)) {
             fields[relation.name] = {
               type: relatedFilterType(types, relation.target),
-              description: `At least one related ${relation.target.name} matches.`
+              description: `At least one related ${relation.target.name} matches.`,
+              extensions: { [RELATION_FILTER]: true }
             }
           }
         }

@@ -340,7 +340,7 @@ export class ResourceService {
 
   private async findModel(params: ResourceParams): Promise<unknown> {
     const query = params.query ?? {}
-    if (query.partitionBy) return this.findPartitioned(params, query)
+    if (query.partitionBy || query.through) return this.findPartitioned(params, query)
 
     const terms = sortTerms(this.target, this.sortingOf(query))
     // A keyset page reads its last record's sort keys.
