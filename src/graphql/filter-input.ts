@@ -115,7 +115,12 @@ function toComparison(value: Record<string, unknown>) {
 export function toFilter(resource: ResolvedResource, value: unknown, path = 'filter'): Filter | undefined {
   if (value === null || value === undefined) return undefined
   const errors: FieldError[] = []
-  const convert = (resource: ResolvedResource, input: Record<string, unknown>, at: string, related = false): Filter => {
+  const convert = (
+    resource: ResolvedResource,
+    input: Record<string, unknown>,
+    at: string,
+    related = false
+  ): Filter => {
     const filter: Filter = {}
     for (const [key, entry] of Object.entries(input)) {
       if (entry === null || entry === undefined) continue

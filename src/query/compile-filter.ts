@@ -300,7 +300,9 @@ export function parseFilter(
   const parser = new FilterParser(limits, scopes)
   const conditions = filter ? parser.conjunction({ target, relationDepth: 0 }, filter, '', 0) : []
   // The links of a many-to-many read: conditions on the join resource's table, joined in the statement.
-  if (link) conditions.push(...parser.conjunction({ target: link.target, relationDepth: 0 }, link.filter, 'through', 0))
+  if (link) {
+    conditions.push(...parser.conjunction({ target: link.target, relationDepth: 0 }, link.filter, 'through', 0))
+  }
   return parser.result(conditions)
 }
 

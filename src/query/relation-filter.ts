@@ -76,7 +76,8 @@ export function relatedResources(
   for (const [key, value] of Object.entries(filter)) {
     if (value === undefined || value === null) continue
     if (key === 'and' || key === 'or') {
-      if (Array.isArray(value)) for (const member of value) relatedResources(resource, member, maxDepth, into, depth)
+      if (!Array.isArray(value)) continue
+      for (const member of value) relatedResources(resource, member, maxDepth, into, depth)
       continue
     }
     const relation = resource.fieldMap.has(key) ? undefined : resource.relationMap.get(key)

@@ -7,14 +7,22 @@ import { relatedResources, type RelationScopes } from '../query/relation-filter'
  * and of those their scopes' own relation filters reach in turn (an `authorize` may filter by a relation too):
  * each resource's scope asked once per call. Undefined when no root filters by a relation.
  */
-export async function relationScopes(
+export function relationScopes(
   roots: ReadonlyArray<readonly [ResolvedResource, Filter | undefined]>,
   scopeOf: (resource: ResolvedResource) => Promise<Filter | undefined>,
   maxDepth: number
-): Promise<RelationScopes | undefined> {
+): Promise<RelationScopes> | undefined {
   const pending = new Set<ResolvedResource>()
   for (const [resource, filter] of roots) relatedResources(resource, filter, maxDepth, pending)
-  if (pending.size === 0) return undefined
+  // Most filters have no relation filter: nothing to wait for.
+  return pending.size === 0 ? undefined : scopesOf(pending, scopeOf, maxDepth)
+}
+
+async function scopesOf(
+  pending: Set<ResolvedResource>,
+  scopeOf: (resource: ResolvedResource) => Promise<Filter | undefined>,
+  maxDepth: number
+): Promise<RelationScopes> {
   const scopes = new Map<ResolvedResource, Filter | undefined>()
   while (pending.size > 0) {
     const batch = [...pending].filter((resource) => !scopes.has(resource))

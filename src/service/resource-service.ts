@@ -172,27 +172,31 @@ export class ResourceService {
    */
   private async visible(params: ResourceParams, filter: Filter | undefined, link?: Link): Promise<ParsedFilter> {
     const scoped = params.scope || filter ? andFilters(params.scope, filter) : undefined
-    const scopes = await this.relationScopes(params, [
+    const pending = this.relationScopes(params, [
       [this.resource, scoped],
       ...(link ? [[link.target.resource, link.filter] as const] : [])
     ])
-    return parseFilter(this.target, scoped, this.limits, scopes, link)
+    return parseFilter(this.target, scoped, this.limits, pending && (await pending), link)
   }
 
   /** The scopes the relation filters of `roots` need, each asked of its resource's service for this caller. */
   private relationScopes(
     params: ResourceParams,
     roots: ReadonlyArray<readonly [ResolvedResource, Filter | undefined]>
-  ): Promise<RelationScopes | undefined> | undefined {
+  ): Promise<RelationScopes> | undefined {
     if (roots.every(([resource]) => resource.relationMap.size === 0)) return undefined
-    const caller = callerOf(params)
-    return relationScopes(roots, (resource) => this.relatedService(resource.name).readScope(caller), this.limits.maxRelationDepth)
+    let caller: ResourceParams | undefined
+    const scopeOf = (resource: ResolvedResource) =>
+      this.relatedService(resource.name).readScope((caller ??= callerOf(params)))
+    return relationScopes(roots, scopeOf, this.limits.maxRelationDepth)
   }
 
   private relatedService(name: string): ResourceService {
     if (name === this.resource.name) return this
     const service = this.related(name)
-    if (!service) throw new Error(`${this.resource.name}: no service of resource ${name} to ask what the caller may read`)
+    if (!service) {
+      throw new Error(`${this.resource.name}: no service of resource ${name} to ask what the caller may read`)
+    }
     return service
   }
 
@@ -428,7 +432,8 @@ export class ResourceService {
     const shape = [
       'partitioned',
       fields.key,
-      link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}.${keyName(partitionField)}` : keyName(partitionField),
+      link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : '',
+      keyName(partitionField),
       orderKey(terms),
       query.totalCount ? 'total' : '',
       visible.key

@@ -67,7 +67,9 @@ export function linkMutationFields(
     return page.data
   }
   const unlink = async (context: GraphqlContext, records: ResourceRecord[]) => {
-    for (const record of records) await context.service(join).remove(record[joinId] as string, context.params())
+    for (const record of records) {
+      await context.service(join).remove(record[joinId] as string, context.params())
+    }
   }
 
   const add = async (context: GraphqlContext, parentId: unknown, ids: string[]) => {

@@ -1,4 +1,4 @@
-import { GraphQLID, GraphQLList, type GraphQLFieldConfigMap } from 'graphql'
+import { GraphQLID, type GraphQLFieldConfigMap } from 'graphql'
 import { badField } from '../../errors'
 import type { Filter } from '../../query/model'
 import { upperFirst } from '../../resource/naming'
