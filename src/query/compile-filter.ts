@@ -90,6 +90,11 @@ class FilterParser {
     private readonly scopes: RelationScopes | undefined
   ) {}
 
+  /** Marks where conditions on another table begin in the key. */
+  mark(text: string) {
+    this.key += text
+  }
+
   result(conditions: Condition[]): ParsedFilter {
     return { key: this.key, values: this.values, conditions }
   }
@@ -152,6 +157,8 @@ class FilterParser {
     if (exists.link) {
       const linkScope = this.scopeOf(exists.link.target.resource)
       const link: Scope = { target: exists.link.target, relationDepth }
+      // The key tells the link's conditions from the related record's (their fields may share names).
+      this.key += ' link:'
       if (linkScope) exists.link.conditions.push(...this.conjunction(link, linkScope, path, depth + 1))
     }
     this.key += ')'
@@ -301,6 +308,7 @@ export function parseFilter(
   const conditions = filter ? parser.conjunction({ target, relationDepth: 0 }, filter, '', 0) : []
   // The links of a many-to-many read: conditions on the join resource's table, joined in the statement.
   if (link) {
+    parser.mark(' link:')
     conditions.push(...parser.conjunction({ target: link.target, relationDepth: 0 }, link.filter, 'through', 0))
   }
   return parser.result(conditions)

@@ -216,14 +216,16 @@ export class ResourceService {
 
   /** The links a many-to-many read goes through: the join resource's records of the parents the caller may read. */
   private async link(params: ResourceParams, through: LinkQuery): Promise<Link> {
-    const join = this.relatedService(through.resource).resource
+    const joinService = this.related(through.resource)
+    if (!joinService) throw badField('through.resource', `names no resource ("${through.resource}")`)
+    const join = joinService.resource
     const foreignKey = join.fieldMap.get(through.foreignKey)
     const otherKey = join.fieldMap.get(through.otherKey)
     if (!foreignKey || !otherKey || foreignKey.computed || otherKey.computed) {
       throw badField('through', `${join.name} has no fields "${through.foreignKey}" and "${through.otherKey}"`)
     }
     const parents: Filter = { [foreignKey.name]: { in: through.parents } }
-    const scope = await this.relatedService(join.name).readScope(callerOf(params))
+    const scope = await joinService.readScope(callerOf(params))
     return {
       target: { resource: join, dialect: this.target.dialect, table: LINK_ALIAS },
       foreignKey,
