@@ -14,8 +14,7 @@ import {
 import { graphiql, swaggerUi } from 'feathers-query/pages'
 import { knexConfig, redact } from './database'
 import { migrateLatest } from './migrations'
-import { todoItemResource } from './resources/todo-item'
-import { subTaskResource } from './resources/sub-task'
+import { exampleResources } from './resources'
 import { stampCreation, stampUpdate } from './hooks/audit'
 
 const EXAMPLE_QUERY = `{
@@ -55,7 +54,7 @@ export interface ExampleApp {
   db: Knex
 }
 
-/** The example application: TodoItem and SubTask served over REST, CSV export and GraphQL. */
+/** The example application: TodoItem, SubTask and Tag served over REST, CSV export and GraphQL. */
 export async function createApp(settings: ExampleSettings): Promise<ExampleApp> {
   const db = knex(knexConfig(settings.databaseUrl))
   await migrateLatest(db)
@@ -80,7 +79,7 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
   app.configure(
     feathersQuery({
       Model: db,
-      resources: [todoItemResource, subTaskResource],
+      resources: exampleResources,
       openapi: { path: '/openapi.json', info: { title: 'feathers-query example API', version: '0.1.0' } }
     })
   )
@@ -94,9 +93,9 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
       patch: [stampUpdate]
     }
   })
-  app.service('sub-tasks').hooks({
-    before: { create: [stampCreation], update: [stampUpdate], patch: [stampUpdate] }
-  })
+  for (const path of ['sub-tasks', 'tags']) {
+    app.service(path).hooks({ before: { create: [stampCreation], update: [stampUpdate], patch: [stampUpdate] } })
+  }
 
   // Real-time events go to every connection, each only with the records its user may read (authorize).
   app.on('connection', (connection) => app.channel('everyone').join(connection))

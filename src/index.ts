@@ -15,6 +15,7 @@ export type {
   ExportOptions,
   AggregateOptions,
   ManyRelationDefinition,
+  JoinDefinition,
   OneRelationDefinition,
   Guard,
   Authorize,

@@ -65,12 +65,17 @@ export function feathersQuery(options: FeathersQueryOptions) {
     // clients get of the resources, and their events, is stripped outside the application's hooks.
     app.hooks({ around: { all: [shareTransaction(options.Model), externalRecords(resources)] } })
     let feathersRest = false
+    const byName = new Map(resources.map((resource) => [resource.name, resource]))
     for (const resource of resources) {
       const service = new ResourceService(resource, {
         Model: options.Model,
         limits,
         reuseStatements: options.sqlite?.reuseStatements,
-        registered: () => resourceService(app, resource)
+        registered: () => resourceService(app, resource),
+        related: (name) => {
+          const other = byName.get(name)
+          return other && resourceService(app, other)
+        }
       })
       // The spec's routes sit in front of Feathers' own REST handler of the service, if the app has one.
       // (Koa's middleware types differ between @koa/router and Feathers' Koa context; both are Koa contexts.)

@@ -6,6 +6,7 @@ import { clearTables, seedTodoItems } from './support/seed'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { todoItemResource } from '../example/resources/todo-item'
 import { subTaskResource } from '../example/resources/sub-task'
+import { tagResources } from '../example/resources'
 
 const HEADER = '"id","title","description","completed","created","updated","age","priority","subTasksCount"\n'
 
@@ -102,7 +103,7 @@ forEachDatabase('CSV export: volume', (env) => {
  * batches keep their size.
  */
 const smallBatches = exampleResourcesApp({
-  resources: [{ ...todoItemResource, export: { batchSize: 100, maxBatchMilliseconds: 0.001 } }, subTaskResource]
+  resources: [{ ...todoItemResource, export: { batchSize: 100, maxBatchMilliseconds: 0.001 } }, subTaskResource, ...tagResources]
 })
 
 forEachDatabase(

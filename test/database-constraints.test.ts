@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { Type } from '@sinclair/typebox'
 import { defineResource, Field, FilterableField, IDField } from '../src'
 import { subTaskResource } from '../example/resources/sub-task'
+import { tagResources } from '../example/resources'
 import { todoItemResource } from '../example/resources/todo-item'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { forEachDatabase } from './support/server'
@@ -26,7 +27,7 @@ const looseSubTaskResource = defineResource({
   })
 })
 
-const looseApp = exampleResourcesApp({ quietErrors: true, resources: [todoItemResource, subTaskResource, looseSubTaskResource] })
+const looseApp = exampleResourcesApp({ quietErrors: true, resources: [todoItemResource, subTaskResource, ...tagResources, looseSubTaskResource] })
 
 forEachDatabase(
   'Database constraints: what only the table refuses is a 400',

@@ -64,7 +64,7 @@ forEachDatabase('GraphQL: root aggregate queries', (env) => {
       'type TodoItemMinAggregate { id: ID title: String description: String created: DateTime updated: DateTime priority: Float subTasksCount: Int }',
       'type TodoItemMaxAggregate { id: ID title: String description: String created: DateTime updated: DateTime priority: Float subTasksCount: Int }',
       'enum GroupBy { HOUR DAY WEEK MONTH QUARTER YEAR }',
-      'input TodoItemAggregateFilter { and: [TodoItemAggregateFilter!] or: [TodoItemAggregateFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison priority: NumberFieldComparison subTasksCount: IntFieldComparison }',
+      'input TodoItemAggregateFilter { and: [TodoItemAggregateFilter!] or: [TodoItemAggregateFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison priority: NumberFieldComparison subTasksCount: IntFieldComparison subTasks: SubTaskFilter tags: TagFilter }',
       'type TodoItemSubTasksAggregateResponse { groupBy: TodoItemSubTasksAggregateGroupBy count: TodoItemSubTasksCountAggregate countDistinct: TodoItemSubTasksCountDistinctAggregate sum: TodoItemSubTasksSumAggregate avg: TodoItemSubTasksAvgAggregate min: TodoItemSubTasksMinAggregate max: TodoItemSubTasksMaxAggregate }',
       'type TodoItemSubTasksAggregateGroupBy { id: ID title: String description: String completed: Boolean created( by: GroupBy = DAY timeZone: String = "UTC" ): DateTime updated( by: GroupBy = DAY timeZone: String = "UTC" ): DateTime todoItemId: String createdBy: String updatedBy: String }',
       'type TodoItemSubTasksCountAggregate { id: Int title: Int description: Int completed: Int created: Int updated: Int todoItemId: Int }',
@@ -72,7 +72,7 @@ forEachDatabase('GraphQL: root aggregate queries', (env) => {
       'type TodoItemSubTasksAvgAggregate { id: Float }',
       'type TodoItemSubTasksMinAggregate { id: ID title: String description: String created: DateTime updated: DateTime todoItemId: String }',
       'type TodoItemSubTasksMaxAggregate { id: ID title: String description: String created: DateTime updated: DateTime todoItemId: String }',
-      'input SubTaskAggregateFilter { and: [SubTaskAggregateFilter!] or: [SubTaskAggregateFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison todoItemId: StringFieldComparison }'
+      'input SubTaskAggregateFilter { and: [SubTaskAggregateFilter!] or: [SubTaskAggregateFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison todoItemId: StringFieldComparison todoItem: TodoItemFilter }'
     ]) {
       assert.ok(sdl.includes(expected), `SDL lacks: ${expected}`)
     }

@@ -34,12 +34,14 @@ forEachDatabase('GraphQL schema', (env) => {
       'subTasks( paging: CursorPaging = {first: 10} filter: SubTaskFilter = {} sorting: [SubTaskSort!] = [] ): TodoItemSubTasksConnection!',
       'type TodoItem { id: ID! title: String! description: String completed: Boolean! created: DateTime! updated: DateTime! age: Float! priority: Float! subTasksCount: Int! subTasks(',
       'todoItemId: String! todoItem: TodoItem }',
+      'tags( paging: CursorPaging = {first: 10} filter: TagFilter = {} sorting: [TagSort!] = [] ): TodoItemTagsConnection!',
+      'type Tag { id: ID! name: String! created: DateTime! updated: DateTime! todoItems(',
       'type TodoItemConnection { pageInfo: PageInfo! edges: [TodoItemEdge!]! totalCount: Int! }',
       'type TodoItemSubTasksConnection { pageInfo: PageInfo! edges: [SubTaskEdge!]! totalCount: Int! }',
       'type TodoItemEdge { node: TodoItem! cursor: ConnectionCursor! }',
       'type PageInfo { hasNextPage: Boolean hasPreviousPage: Boolean startCursor: ConnectionCursor endCursor: ConnectionCursor }',
       'input CursorPaging { before: ConnectionCursor after: ConnectionCursor first: Int last: Int }',
-      'input TodoItemFilter { and: [TodoItemFilter!] or: [TodoItemFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison priority: NumberFieldComparison subTasksCount: IntFieldComparison }',
+      'input TodoItemFilter { and: [TodoItemFilter!] or: [TodoItemFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison priority: NumberFieldComparison subTasksCount: IntFieldComparison subTasks: SubTaskFilter tags: TagFilter }',
       'input BooleanFieldComparison { is: Boolean isNot: Boolean }',
       'input NumberFieldComparisonBetween { lower: Float! upper: Float! }',
       'input DateFieldComparisonBetween { lower: DateTime! upper: DateTime! }',
@@ -52,12 +54,16 @@ forEachDatabase('GraphQL schema', (env) => {
     ]) {
       assert.ok(compact.includes(expected), `SDL lacks: ${expected}`)
     }
-    // nestjs-query's mutations and subscriptions (the example enables no multi, so no many-mutations).
+    // nestjs-query's mutations and subscriptions (the example enables multi only for removing links).
     for (const expected of [
       'createOneTodoItem(input: CreateOneTodoItemInput!): TodoItem!',
       'updateOneTodoItem(input: UpdateOneTodoItemInput!): TodoItem!',
       'deleteOneTodoItem(input: DeleteOneTodoItemInput!): TodoItemDeleteResponse!',
       'addSubTasksToTodoItem(input: AddSubTasksToTodoItemInput!): TodoItem!',
+      'addTagsToTodoItem(input: AddTagsToTodoItemInput!): TodoItem!',
+      'setTagsOnTodoItem(input: SetTagsOnTodoItemInput!): TodoItem!',
+      'removeTagsFromTodoItem(input: RemoveTagsFromTodoItemInput!): TodoItem!',
+      'addTodoItemsToTag(input: AddTodoItemsToTagInput!): Tag!',
       'setTodoItemOnSubTask(input: SetTodoItemOnSubTaskInput!): SubTask!',
       'input CreateTodoItem { title: String! description: String completed: Boolean priority: Float }',
       'createdTodoItem(input: CreateTodoItemSubscriptionFilterInput): TodoItem!',

@@ -7,6 +7,7 @@ import { codes, graphql } from './support/graphql'
 import { aliased, assertServedMeanwhile, probeDuring } from './support/contention'
 import { todoItemResource } from '../example/resources/todo-item'
 import { subTaskResource } from '../example/resources/sub-task'
+import { tagResources } from '../example/resources'
 
 const MAX_GROUPS = 20
 
@@ -14,7 +15,8 @@ const limitedApp = exampleResourcesApp({
   quietErrors: true,
   resources: [
     { ...todoItemResource, aggregate: { maxGroups: MAX_GROUPS } },
-    { ...subTaskResource, aggregate: { maxGroups: MAX_GROUPS } }
+    { ...subTaskResource, aggregate: { maxGroups: MAX_GROUPS } },
+    ...tagResources
   ]
 })
 

@@ -4,7 +4,7 @@ import Ajv2020 from 'ajv/dist/2020'
 import { addFormats } from '@feathersjs/schema'
 import { forEachDatabase, type TestServer } from './support/server'
 import { createFixtureApp } from './support/fixture-app'
-import { clearTables } from './support/seed'
+import { clearTables, seedTodoItems } from './support/seed'
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Document = any
@@ -106,7 +106,7 @@ forEachDatabase('OpenAPI: the example application', (env) => {
     assert.equal(new Set(ids).size, ids.length, 'operation ids are unique')
     assert.deepEqual(
       document.tags.map((tag: any) => tag.name),
-      ['TodoItem', 'SubTask']
+      ['TodoItem', 'SubTask', 'Tag', 'TodoItemTag']
     )
     assert.deepEqual(parameter(document.paths['/todo-items/{id}'].get, 'id'), {
       name: 'id',
@@ -216,6 +216,33 @@ forEachDatabase('OpenAPI: the example application', (env) => {
 
   it('agrees with the router on every path and method', async () => {
     await assertDocumentMatchesRoutes(env.server, document, '1')
+  })
+
+  it('describes the links of TodoItem.tags: create, delete by id, delete by the pair (multi remove)', async () => {
+    const links = document.paths['/todo-item-tags']
+    assert.deepEqual(Object.keys(links).sort(), ['delete', 'get', 'post'])
+    assert.equal(links.post.operationId, 'todoItemTags.createOne')
+    assert.deepEqual(document.components.schemas.TodoItemTagCreate.required, ['todoItemId', 'tagId'])
+    assert.equal(links.delete.operationId, 'todoItemTags.deleteMany')
+    assert.deepEqual(
+      links.delete.parameters.map((entry: any) => [entry.name, entry.required]),
+      [['id', false], ['todoItemId', false], ['tagId', false]]
+    )
+    assert.equal(document.paths['/todo-item-tags/{id}'].delete.operationId, 'todoItemTags.deleteOne')
+    assert.equal(document.paths['/todo-item-tags/{id}'].put, undefined)
+    assert.ok(document.paths['/tags'].get && document.paths['/tags/{id}'].patch)
+
+    // What the document says is what the route does.
+    const check = responseValidator(document)
+    const [todoItemId] = await seedTodoItems(env.server.db, [{ title: 'tagged' }])
+    const tag = await env.server.http('POST', '/tags', { name: 'urgent' })
+    check('Tag', tag.body)
+    const link = await env.server.http('POST', '/todo-item-tags', { todoItemId, tagId: tag.body.id })
+    assert.equal(link.status, 201)
+    check('TodoItemTag', link.body)
+    const removed = await env.server.http('DELETE', `/todo-item-tags?todoItemId=${todoItemId}&tagId=${tag.body.id}`)
+    assert.equal(removed.status, 200, removed.text)
+    assert.deepEqual(removed.body, [link.body])
   })
 })
 

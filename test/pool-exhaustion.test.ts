@@ -4,6 +4,7 @@ import { knexConfig } from '../example/database'
 import { migrateLatest } from '../example/migrations'
 import { todoItemResource } from '../example/resources/todo-item'
 import { subTaskResource } from '../example/resources/sub-task'
+import { tagResources } from '../example/resources'
 import { databaseNames } from './support/databases'
 import { pluginApp } from './support/plugin-app'
 import { startServer, type TestServer } from './support/server'
@@ -21,7 +22,7 @@ for (const name of databaseNames.filter((database) => database !== 'sqlite')) {
       server = await startServer(name, async (databaseUrl) => {
         const db = knex({ ...knexConfig(databaseUrl), pool: { min: 0, max: 1 }, acquireConnectionTimeout: 300 })
         await migrateLatest(db)
-        return pluginApp(db, [todoItemResource, subTaskResource])
+        return pluginApp(db, [todoItemResource, subTaskResource, ...tagResources])
       })
     })
 

@@ -1,10 +1,14 @@
 import type { Knex } from 'knex'
 import * as todoItems from './20261122000000_todo_items'
 import * as subTasks from './20261122000001_sub_tasks'
+import * as tags from './20261201000000_tags'
+import * as todoItemTags from './20261201000001_todo_item_tags'
 
 const migrations: Record<string, Knex.Migration> = {
   '20261122000000_todo_items': todoItems,
-  '20261122000001_sub_tasks': subTasks
+  '20261122000001_sub_tasks': subTasks,
+  '20261201000000_tags': tags,
+  '20261201000001_todo_item_tags': todoItemTags
 }
 
 /** Migrations imported, not looked up on disk, so they run the same from tsx, tests and bundles. */

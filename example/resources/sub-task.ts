@@ -20,7 +20,7 @@ export const subTaskResource = defineResource({
     enableTotalCount: true
   },
   one: {
-    todoItem: { resource: 'TodoItem', foreignKey: 'todoItemId' }
+    todoItem: { resource: 'TodoItem', foreignKey: 'todoItemId', filterable: true }
   },
   enableAggregate: true
 })

@@ -22,7 +22,12 @@ export const todoItemResource = defineResource({
     enableSearch: true
   },
   many: {
-    subTasks: { resource: 'SubTask', foreignKey: 'todoItemId' }
+    subTasks: { resource: 'SubTask', foreignKey: 'todoItemId', filterable: true },
+    tags: {
+      resource: 'Tag',
+      through: { resource: 'TodoItemTag', foreignKey: 'todoItemId', otherKey: 'tagId' },
+      filterable: true
+    }
   },
   enableAggregate: true,
   computed: {

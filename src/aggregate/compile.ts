@@ -46,7 +46,7 @@ function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunctio
 }
 
 function groupExpression(knex: Knex, target: SqlTarget, buckets: DateBuckets, group: GroupColumn): Knex.Raw {
-  const column = qualified(target, group.field)
+  const column = group.column ?? qualified(target, group.field)
   return group.bucket ? buckets.bucket(column, group.bucket, group.zone ?? UTC) : knex.raw('??', [column])
 }
 

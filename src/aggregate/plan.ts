@@ -15,6 +15,7 @@ import { planFill, type FillPlan } from './fill'
 import { planHaving, type HavingPlan } from './having'
 import { planOrder, type OrderTerm } from './order'
 
+export const PARTITION_ALIAS = '__fq_partition'
 const REQUEST_KEYS = new Set<string>([
   'groupBy',
   'partitionBy',
@@ -32,6 +33,8 @@ const NOTHING_SELECTED = 'No aggregate fields selected'
  */
 export interface GroupColumn {
   field: ResolvedField
+  /** The qualified column, when not the field's own column of the aggregated table. */
+  column?: string
   /** Date fields only: the bucket their values are truncated to, in `zone`'s calendar. */
   bucket?: DateBucket
   zone?: string
@@ -266,7 +269,7 @@ export function planAggregate(
   if (groups.length === 0 && aggregates.every((column) => column.hidden)) {
     throw badInput([{ field: 'aggregate', message: NOTHING_SELECTED }], NOTHING_SELECTED)
   }
-  const partition = partitionField && { field: partitionField, alias: '__fq_partition' }
+  const partition = partitionField && { field: partitionField, alias: PARTITION_ALIAS }
   const zones = [
     ...new Set(groups.map((group) => group.zone).filter((zone) => zone && zone !== UTC))
   ] as string[]

@@ -32,7 +32,7 @@ export async function admitsRecord(
   const id = record[resource.idField.name] as NullableId
   try {
     const rule = await authorize(callContext(service, { method: 'get', id, params }))
-    return !rule || matchesFilter(resource, record, strictFilter(rule, resource.idField.name).filter)
+    return !rule || matchesFilter(resource, record, strictFilter(rule, resource).filter)
   } catch {
     // Not admitted: the rule refused this caller.
     return false

@@ -70,6 +70,9 @@ function nonNegativeInteger(value: unknown, name: string): number {
 }
 
 export class FeathersQueryParser {
+  /** The parsers of related resources, for relation filters. */
+  private readonly related = new Map<ResolvedResource, FeathersQueryParser>()
+
   constructor(private readonly resource: ResolvedResource) {}
 
   parse(query: Query | undefined, options: FeathersQueryOptions): FeathersRequest {
@@ -139,10 +142,31 @@ export class FeathersQueryParser {
         if (!path && SPECIAL.has(key)) continue
         throw badField(at, `unknown query parameter (use field names, $or, $and${path ? '' : ', $limit, $skip, $sort, $select'})`)
       }
+      const relation = this.resource.fieldMap.has(key) ? undefined : this.resource.relationMap.get(key)
+      if (relation?.filterable) {
+        conditions.push({ [key]: this.relationFilter(relation.target, value, at) })
+        continue
+      }
       conditions.push({ [key]: this.comparison(key, value, at) })
     }
     if (conditions.length === 0) return undefined
     return conditions.length === 1 ? conditions[0] : { and: conditions }
+  }
+
+  /**
+   * `subTasks: { completed: false }` (`?subTasks[completed]=false`): a query of the related resource, which at
+   * least one related record must match, as the query model's relation filters.
+   */
+  private relationFilter(target: ResolvedResource, value: unknown, at: string): Filter {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      throw badField(at, `must be a query of the related ${target.name} records`)
+    }
+    let parser = this.related.get(target)
+    if (!parser) {
+      parser = new FeathersQueryParser(target)
+      this.related.set(target, parser)
+    }
+    return parser.filter(value as Record<string, unknown>, at) ?? {}
   }
 
   private comparison(name: string, value: unknown, at: string): FieldComparison {

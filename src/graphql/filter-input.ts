@@ -2,6 +2,7 @@ import {
   GraphQLInputObjectType,
   GraphQLList,
   GraphQLNonNull,
+  type GraphQLInputField,
   type GraphQLInputFieldConfigMap,
   type GraphQLInputType
 } from 'graphql'
@@ -16,6 +17,34 @@ export interface FilterInputOptions {
   name?: string
   /** Make `filterRequired` fields non-null in the input (the collection filter does, nestjs-query alike). */
   enforceRequired?: boolean
+  /**
+   * Offer the resource's `filterable` relations, each with a filter of its related resource (default true: the
+   * collection and aggregate filters; the update, delete and subscription filters do not, as in nestjs-query).
+   */
+  relations?: boolean
+}
+
+/** Marks the input fields that are relation filters, which the operation limits count (see `isRelationFilter`). */
+const RELATION_FILTER = 'feathersQueryRelationFilter'
+
+/** Whether an input field is a relation filter: an EXISTS subquery per record it is tested on. */
+export function isRelationFilter(field: GraphQLInputField) {
+  return field.extensions[RELATION_FILTER] === true
+}
+
+/** The resource's relations clients may filter by. */
+export function filterableRelations(resource: ResolvedResource) {
+  return [...resource.relationMap.values()].filter((relation) => relation.filterable)
+}
+
+/**
+ * The filter of a related resource inside a relation filter: its collection filter `<Target>Filter`, or
+ * `<Target>RelationFilter` when that one insists on `filterRequired` fields, which a relation filter need not
+ * name (the related records are reached through the parent, not listed).
+ */
+function relatedFilterType(types: GraphqlTypes, target: ResolvedResource): GraphQLInputObjectType {
+  if (!filterIsRequired(target)) return filterInputType(types, target)
+  return filterInputType(types, target, { name: `${target.name}RelationFilter`, enforceRequired: false })
 }
 
 /**
@@ -44,6 +73,15 @@ export function filterInputType(
           fields[field.name] = {
             type: required ? new GraphQLNonNull(comparison) : comparison,
             description: field.description
+          }
+        }
+        if (options.relations !== false) {
+          for (const relation of filterableRelations(resource)) {
+            fields[relation.name] = {
+              type: relatedFilterType(types, relation.target),
+              description: `At least one related ${relation.target.name} matches.`,
+              extensions: { [RELATION_FILTER]: true }
+            }
           }
         }
         return fields
@@ -77,18 +115,29 @@ function toComparison(value: Record<string, unknown>) {
 export function toFilter(resource: ResolvedResource, value: unknown, path = 'filter'): Filter | undefined {
   if (value === null || value === undefined) return undefined
   const errors: FieldError[] = []
-  const convert = (input: Record<string, unknown>, at: string): Filter => {
+  const convert = (
+    resource: ResolvedResource,
+    input: Record<string, unknown>,
+    at: string,
+    related = false
+  ): Filter => {
     const filter: Filter = {}
     for (const [key, entry] of Object.entries(input)) {
       if (entry === null || entry === undefined) continue
       if (key === 'and' || key === 'or') {
         filter[key] = (entry as Array<Record<string, unknown>>).map((sub, index) =>
-          convert(sub, `${at}.${key}.${index}`)
+          convert(resource, sub, `${at}.${key}.${index}`, related)
         )
         continue
       }
+      const relation = resource.fieldMap.has(key) ? undefined : resource.relationMap.get(key)
+      if (relation) {
+        filter[key] = convert(relation.target, entry as Record<string, unknown>, `${at}.${key}`, true)
+        continue
+      }
       const comparison = toComparison(entry as Record<string, unknown>)
-      if (resource.fieldMap.get(key)?.filterRequired && Object.keys(comparison).length === 0) {
+      const required = !related && resource.fieldMap.get(key)?.filterRequired
+      if (required && Object.keys(comparison).length === 0) {
         errors.push({
           field: `${at}.${key}`,
           message: 'needs at least one operator (the field is filterRequired)'
@@ -98,7 +147,7 @@ export function toFilter(resource: ResolvedResource, value: unknown, path = 'fil
     }
     return filter
   }
-  const filter = convert(value as Record<string, unknown>, path)
+  const filter = convert(resource, value as Record<string, unknown>, path)
   if (errors.length) throw badInput(errors)
   return filter
 }

@@ -10,6 +10,7 @@ import type {
   AggregateRequest,
   AggregateResponse,
   Filter,
+  LinkQuery,
   Page,
   PartitionedAggregates,
   PartitionedPages,
@@ -34,11 +35,46 @@ export function aggregateBatchSize(target: ResolvedResource, pageSize?: number) 
   return Math.max(1, Math.min(MAX_BATCH, Math.floor(target.maxAggregateGroups / perParent)))
 }
 
+/** What identifies a relation's loads: its target and how parents are linked to it. */
+function relationKey(relation: ResolvedManyRelation) {
+  const { target, through } = relation
+  if (!through) return `${target.name}.${relation.foreignKey.name}`
+  return `${target.name}<${through.resource.name}.${through.foreignKey.name}.${through.otherKey.name}`
+}
+
 /** A parent id as the foreign key field stores it (e.g. SubTask.todoItemId is a String, TodoItem.id an Int). */
 function asForeignKey(field: ResolvedField, value: unknown) {
   if (field.kind === 'string') return String(value)
   if (field.kind === 'integer' || field.kind === 'number') return Number(value)
   return value
+}
+
+/**
+ * How a many-relation's records are found for a set of parents: by the target's foreign key (partitioned by
+ * it), or for many-to-many through the join resource's links (partitioned by the link's key of the parent).
+ * `field` holds the parent ids, so the keys are converted to its type.
+ */
+function parentsOf(relation: ResolvedManyRelation, keys: unknown[]) {
+  const { through } = relation
+  if (!through) {
+    const { foreignKey } = relation
+    return {
+      filter: { [foreignKey.name]: { in: keys as Scalar[] } } as Filter,
+      query: { partitionBy: foreignKey.name }
+    }
+  }
+  const link: LinkQuery = {
+    resource: through.resource.name,
+    foreignKey: through.foreignKey.name,
+    otherKey: through.otherKey.name,
+    parents: keys as Scalar[]
+  }
+  return { filter: undefined, query: { through: link } }
+}
+
+/** The field holding a many-relation's parent ids: the target's foreign key, or the join resource's. */
+function parentKeyField(relation: ResolvedManyRelation) {
+  return relation.through ? relation.through.foreignKey : relation.foreignKey
 }
 
 function emptyPage(request: CollectionRequest): Page<ResourceRecord> {
@@ -82,23 +118,25 @@ export class RelationLoaders {
    * its own window, e.g. its own first 10). Parents without records get an empty page.
    */
   many(relation: ResolvedManyRelation, request: CollectionRequest) {
-    const { target, foreignKey } = relation
+    const { target } = relation
+    const parentKey = parentKeyField(relation)
     let json = requestKeys.get(request)
     if (json === undefined) {
       json = JSON.stringify(request)
       requestKeys.set(request, json)
     }
-    const key = `many:${target.name}.${foreignKey.name}:${json}`
+    const key = `many:${relationKey(relation)}:${json}`
     return this.loader<Page<ResourceRecord>>(key, async (parentIds) => {
-      const keys = parentIds.map((id) => asForeignKey(foreignKey, id))
+      const keys = parentIds.map((id) => asForeignKey(parentKey, id))
+      const parents = parentsOf(relation, keys)
       const result = (await this.caller.service(target).find(
         this.caller.params({
-          filter: andFilters(request.filter, { [foreignKey.name]: { in: keys as Scalar[] } }),
+          filter: andFilters(request.filter, parents.filter),
           sorting: request.sorting,
           paging: request.window,
           ...(request.keyset ? { keyset: request.keyset } : {}),
           totalCount: request.totalCount,
-          partitionBy: foreignKey.name,
+          ...parents.query,
           // A copy: hooks may add to it, and parents of later pages share the request.
           select: request.select && [...request.select]
         })
@@ -122,16 +160,19 @@ export class RelationLoaders {
    * the foreign key. Parents without matching records get what an empty set aggregates to.
    */
   aggregate(relation: ResolvedManyRelation, request: AggregateRequest, filter: Filter | undefined) {
-    const { target, foreignKey } = relation
-    const key = `aggregate:${target.name}.${foreignKey.name}:${JSON.stringify({ request, filter })}`
+    const { target } = relation
+    const parentKey = parentKeyField(relation)
+    const key = `aggregate:${relationKey(relation)}:${JSON.stringify({ request, filter })}`
     return this.loader<AggregateResponse[]>(
       key,
       async (parentIds) => {
-        const keys = parentIds.map((id) => asForeignKey(foreignKey, id))
-        const ofParents = andFilters(filter, { [foreignKey.name]: { in: keys as Scalar[] } })
-        const result: PartitionedAggregates = await this.caller
-          .service(target)
-          .aggregate({ ...request, partitionBy: foreignKey.name }, this.caller.params({ filter: ofParents }))
+        const keys = parentIds.map((id) => asForeignKey(parentKey, id))
+        const parents = parentsOf(relation, keys)
+        const ofParents = andFilters(filter, parents.filter)
+        const result = (await this.caller.service(target).aggregate(
+          { ...request, partitionBy: parents.query.partitionBy },
+          this.caller.params({ filter: ofParents, through: parents.query.through })
+        )) as PartitionedAggregates
         const byParent = new Map(result.partitions.map(({ key: id, responses }) => [String(id), responses]))
         return keys.map((parent) => byParent.get(String(parent)) ?? result.empty)
       },

@@ -1,16 +1,21 @@
 import {
   Kind,
   getNamedType,
+  isInputObjectType,
   isInterfaceType,
   isObjectType,
   print,
   type FieldNode,
+  type GraphQLArgument,
+  type GraphQLInputType,
+  type ValueNode,
   type OperationDefinitionNode,
   type GraphQLNamedType,
   type SelectionSetNode,
   type ValidationContext
 } from 'graphql'
 import { workOf } from './field-work'
+import { isRelationFilter } from './filter-input'
 
 export interface PageSizes {
   /** The page a connection without `first`/`last` gets. */
@@ -65,6 +70,34 @@ function groupPageSize(field: FieldNode, maxGroups: number) {
   return limit?.value.kind === Kind.INT ? Math.min(Number(limit.value.value), maxGroups) : maxGroups
 }
 
+/**
+ * The relation filters an argument's literal holds (`filter: { subTasks: { ... } }`), at any depth. A filter
+ * given as a variable is not known here; the query limits (`maxRelationFilters`) bound it when it is parsed.
+ */
+function relationFilters(value: ValueNode, type: GraphQLInputType): number {
+  const named = getNamedType(type)
+  if (value.kind === Kind.LIST) return value.values.reduce((sum, item) => sum + relationFilters(item, type), 0)
+  if (value.kind !== Kind.OBJECT || !isInputObjectType(named)) return 0
+  let count = 0
+  const fields = named.getFields()
+  for (const entry of value.fields) {
+    const field = fields[entry.name.value]
+    if (!field) continue
+    if (isRelationFilter(field)) count++
+    count += relationFilters(entry.value, field.type)
+  }
+  return count
+}
+
+function argumentRelationFilters(node: FieldNode, args: readonly GraphQLArgument[]) {
+  let count = 0
+  for (const argument of node.arguments ?? []) {
+    const definition = args.find((arg) => arg.name === argument.name.value)
+    if (definition) count += relationFilters(argument.value, definition.type)
+  }
+  return count
+}
+
 const isConnection = (field: FieldNode) =>
   field.arguments?.some((argument) => argument.name.value === 'paging') ?? false
 
@@ -88,7 +121,8 @@ interface Level {
  * - `cost`: every selection counts once per time it is resolved; what a connection selects is resolved once
  *   per record of its page (an empty page counts as one: `first: 0` must not make anything free), what an
  *   aggregate list selects once per entry (up to the resource's `maxGroups` per statement with `groupBy`,
- *   else one per parent);
+ *   else one per parent); a relation filter in an argument's literal as much as a connection of the default
+ *   page size;
  * - `statements`: the SQL statements it runs: one per root query and per root `totalCount`, one per batch of
  *   parents for relations and relation aggregates (see `FieldWork`). Aliases of one relation field with the
  *   same arguments and selection load together, through the same dataloader, and count once;
@@ -168,6 +202,11 @@ export class OperationCost {
       level.batched.add(loads)
     }
     if (work && countStatements) this.statements += batches
+    // A relation filter looks at related records for every record it is tested on: it costs what a
+    // connection of the default page size would, each time the field is resolved.
+    if (definition && node.arguments?.length) {
+      this.cost += times * this.sizes.defaultSize * argumentRelationFilters(node, definition.args)
+    }
     // Below the deepest level allowed, the depth is reported and nothing else matters.
     if (!node.selectionSet || this.depth > this.bounds.maxDepth) return
     let inner = times

@@ -13,6 +13,7 @@ import { deletePath, updatePath } from '../rest/router'
 import { exportPath } from '../export/route'
 import { aggregatePath } from '../rest/aggregate-route'
 import { aggregateQuerySchema } from '../rest/aggregate-query'
+import { allowsMulti, maxMultiOf } from '../service/multi'
 import { errorResponsesOf, PAGE_INFO_SCHEMA, schemaRef } from './components'
 import { omitKeywords, toOpenApiSchema } from './schema'
 import type {
@@ -248,6 +249,22 @@ export function resourcePaths(resource: ResolvedResource): Record<string, PathIt
       description: definition.delete?.one?.description,
       responses: { '200': ok('The deleted record', record), ...errorResponsesOf('BadRequest', 'NotFound') }
     })
+    if (allowsMulti(resource, 'remove')) {
+      // Feathers' REST transport answers it (`remove(null, { query })`); there is no spec route at the base path.
+      const query = collectionQuerySchema(resource, { paging: false, filters: true })
+      const { query: _search, ...equalities } = query.properties
+      add(base, 'delete', 'deleteMany', {
+        summary: `Delete the ${resource.name} records the query names`,
+        description:
+          "Feathers' query syntax: equality parameters as below, or operators (`tagId[$in][]=1&tagId[$in][]=2`). " +
+          `Every record the query reaches, at most ${maxMultiOf(resource)} (more is a 400); one transaction.`,
+        parameters: queryParameters(resource, Type.Object(equalities)),
+        responses: {
+          '200': ok('The deleted records', { type: 'array', items: record }),
+          ...errorResponsesOf('BadRequest')
+        }
+      })
+    }
   }
   return paths
 }

@@ -1,11 +1,12 @@
 import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
-import type { ResolvedField, ResolvedResource } from '../resource/resolve'
+import type { ResolvedField, ResolvedRelation, ResolvedResource } from '../resource/resolve'
 import type { Dialect, SqlColumn } from './dialect'
 import { fieldExpression } from './sql-fields'
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './limits'
 import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from './model'
+import { existsCondition, type Exists, type RelationScopes } from './relation-filter'
 
 /** An odd number of backslashes at the end: LIKE's escape character with nothing to escape. */
 const UNFINISHED_ESCAPE = /(^|[^\\])(\\\\)*\\$/
@@ -44,7 +45,7 @@ interface Group {
   members: Condition[][]
 }
 
-type Condition = Comparison | Group
+export type Condition = Comparison | Group | Exists
 
 /**
  * A filter checked and encoded, apart from the knex calls that add it to a statement. Two filters with the
@@ -59,13 +60,13 @@ export interface ParsedFilter {
   conditions: readonly Condition[]
 }
 
-const keyNames = new WeakMap<ResolvedField, string>()
+const keyNames = new WeakMap<object, string>()
 
 /**
  * A field in a statement's shape key. Field names are arbitrary strings; JSON quoting keeps one name from
  * reading as another key's syntax.
  */
-export function keyName(field: ResolvedField) {
+export function keyName(field: { name: string }) {
   let name = keyNames.get(field)
   if (name === undefined) {
     name = JSON.stringify(field.name)
@@ -76,23 +77,37 @@ export function keyName(field: ResolvedField) {
 
 const NO_FILTER: ParsedFilter = Object.freeze({ key: '', values: Object.freeze([]), conditions: Object.freeze([]) })
 
+/** Where a filter's conditions apply: the statement's own table, or a related table inside EXISTS. */
+interface Scope {
+  target: SqlTarget
+  /** Relation filters around this one. */
+  relationDepth: number
+}
+
 class FilterParser {
   readonly values: DbValue[] = []
   private key = ''
   private comparisonCount = 0
   /** Values bound so far, each member of a list counted. */
   private valueCount = 0
+  /** Relation filters so far (EXISTS subqueries), which also name their tables' aliases. */
+  private relationCount = 0
 
   constructor(
-    private readonly target: SqlTarget,
-    private readonly limits: Readonly<Required<QueryLimits>>
+    private readonly limits: Readonly<Required<QueryLimits>>,
+    private readonly scopes: RelationScopes | undefined
   ) {}
+
+  /** Marks where conditions on another table begin in the key. */
+  mark(text: string) {
+    this.key += text
+  }
 
   result(conditions: Condition[]): ParsedFilter {
     return { key: this.key, values: this.values, conditions }
   }
 
-  conjunction(filter: Filter, path: string, depth: number): Condition[] {
+  conjunction(scope: Scope, filter: Filter, path: string, depth: number): Condition[] {
     const { maxFilterDepth, maxComparisons } = this.limits
     if (depth > maxFilterDepth) throw badField(path, `filters may nest at most ${maxFilterDepth} levels`)
     if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badField(path, 'must be a filter object')
@@ -109,25 +124,78 @@ class FilterParser {
         this.key += `${key}(`
         const members = value.map((sub, index) => {
           if (index > 0) this.key += '|'
-          return this.conjunction(sub, `${at}.${index}`, depth + 1)
+          return this.conjunction(scope, sub, `${at}.${index}`, depth + 1)
         })
         this.key += ')'
         conditions.push({ operator: key, members })
         continue
       }
-      this.comparisons(this.filterField(key, at), value, at, conditions)
+      const { resource } = scope.target
+      const relation = resource.fieldMap.has(key) ? undefined : resource.relationMap.get(key)
+      if (relation) {
+        conditions.push(this.relationFilter(scope, relation, value as Filter, at, depth))
+        continue
+      }
+      this.comparisons(scope.target, this.filterField(scope.target, key, at), value, at, conditions)
     }
     return conditions
   }
 
-  private filterField(name: string, path: string) {
-    const { resource } = this.target
+  /**
+   * `{ subTasks: {...} }`: EXISTS a related record matching the filter, within what the caller may read of
+   * the related resource (its scope: authorize and defaultFilter, and the join resource's for many-to-many)
+   * and not soft-deleted. Counted against `maxRelationFilters` and nested at most `maxRelationDepth` deep.
+   */
+  private relationFilter(scope: Scope, relation: ResolvedRelation, filter: Filter, path: string, depth: number) {
+    const { maxRelationDepth, maxRelationFilters } = this.limits
+    const relationDepth = scope.relationDepth + 1
+    if (relationDepth > maxRelationDepth) {
+      throw badField(path, `relation filters may nest at most ${maxRelationDepth} levels`)
+    }
+    if (++this.relationCount > maxRelationFilters) {
+      throw badField(path, `a filter may hold at most ${maxRelationFilters} relation filters`)
+    }
+    const number = this.relationCount
+    const exists = existsCondition(scope.target, relation, number)
+    const inner: Scope = { target: exists.target, relationDepth }
+    this.key += `${keyName(relation)}(`
+    const conditions = this.conjunction(inner, filter, path, depth + 1)
+    const scoped = this.scopeOf(relation.target)
+    if (scoped) conditions.push(...this.conjunction(inner, scoped, path, depth + 1))
+    if (exists.link) {
+      const linkScope = this.scopeOf(exists.link.target.resource)
+      const link: Scope = { target: exists.link.target, relationDepth }
+      // The key tells the link's conditions from the related record's (their fields may share names).
+      this.key += ' link:'
+      if (linkScope) exists.link.conditions.push(...this.conjunction(link, linkScope, path, depth + 1))
+    }
+    this.key += ')'
+    exists.conditions = conditions
+    return exists
+  }
+
+  /** The filter of what the caller may read of `resource`, worked out before parsing. */
+  private scopeOf(resource: ResolvedResource) {
+    if (!this.scopes?.has(resource)) {
+      throw new Error(`The scope of ${resource.name} was not worked out before its relation filter was parsed`)
+    }
+    return this.scopes.get(resource)
+  }
+
+  private filterField(target: SqlTarget, name: string, path: string) {
+    const { resource } = target
     const field = resource.fieldMap.get(name)
     if (!field || field.computed) throw badField(path, `${resource.name} has no filterable field "${name}"`)
     return field
   }
 
-  private comparisons(field: ResolvedField, comparison: unknown, path: string, into: Condition[]) {
+  private comparisons(
+    target: SqlTarget,
+    field: ResolvedField,
+    comparison: unknown,
+    path: string,
+    into: Condition[]
+  ) {
     if (!comparison || typeof comparison !== 'object' || Array.isArray(comparison)) {
       throw badField(path, 'must be an object of operators, e.g. {eq: value}')
     }
@@ -136,7 +204,7 @@ class FilterParser {
       if (!COMPARISON_OPERATORS.includes(operator as ComparisonOperator)) {
         throw badField(`${path}.${operator}`, `unknown operator (use ${COMPARISON_OPERATORS.join(', ')})`)
       }
-      into.push(this.comparison(field, operator as ComparisonOperator, value, `${path}.${operator}`))
+      into.push(this.comparison(target, field, operator as ComparisonOperator, value, `${path}.${operator}`))
     }
   }
 
@@ -158,14 +226,20 @@ class FilterParser {
     this.values.push(this.encoded(field, value, path))
   }
 
-  private comparison(field: ResolvedField, operator: ComparisonOperator, value: unknown, path: string): Comparison {
+  private comparison(
+    target: SqlTarget,
+    field: ResolvedField,
+    operator: ComparisonOperator,
+    value: unknown,
+    path: string
+  ): Comparison {
     const { maxComparisons, maxListLength, maxPatternLength } = this.limits
     if (++this.comparisonCount > maxComparisons) {
       throw badField(path, `a filter may hold at most ${maxComparisons} comparisons`)
     }
     const first = this.values.length
     this.key += `${keyName(field)}.${operator}`
-    const comparison: Comparison = { column: qualified(this.target, field), operator, first, count: 0 }
+    const comparison: Comparison = { column: qualified(target, field), operator, first, count: 0 }
     switch (operator) {
       case 'is':
       case 'isNot':
@@ -193,7 +267,7 @@ class FilterParser {
         }
         const caseSensitive = operator === 'like' || operator === 'notLike'
         this.counted(1, path)
-        this.values.push(caseSensitive ? this.target.dialect.likeValue(value) : value)
+        this.values.push(caseSensitive ? target.dialect.likeValue(value) : value)
         break
       }
       case 'in':
@@ -202,7 +276,7 @@ class FilterParser {
         if (value.length > maxListLength) throw badField(path, `must have at most ${maxListLength} values`)
         this.counted(value.length, path)
         const members = value.map((item, index) => this.encoded(field, item, `${path}.${index}`))
-        this.values.push(...this.target.dialect.list.bind(members))
+        this.values.push(...target.dialect.list.bind(members))
         // The number of values bound, which the dialect keeps to a few lengths.
         this.key += `:${this.values.length - first}`
         break
@@ -233,11 +307,19 @@ class FilterParser {
 export function parseFilter(
   target: SqlTarget,
   filter: Filter | undefined,
-  limits: Readonly<Required<QueryLimits>> = DEFAULT_QUERY_LIMITS
+  limits: Readonly<Required<QueryLimits>> = DEFAULT_QUERY_LIMITS,
+  scopes?: RelationScopes,
+  link?: { target: SqlTarget; filter: Filter }
 ): ParsedFilter {
-  if (!filter) return NO_FILTER
-  const parser = new FilterParser(target, limits)
-  return parser.result(parser.conjunction(filter, '', 0))
+  if (!filter && !link) return NO_FILTER
+  const parser = new FilterParser(limits, scopes)
+  const conditions = filter ? parser.conjunction({ target, relationDepth: 0 }, filter, '', 0) : []
+  // The links of a many-to-many read: conditions on the join resource's table, joined in the statement.
+  if (link) {
+    parser.mark(' link:')
+    conditions.push(...parser.conjunction({ target: link.target, relationDepth: 0 }, link.filter, 'through', 0))
+  }
+  return parser.result(conditions)
 }
 
 function applyComparison(
@@ -306,6 +388,10 @@ function applyConditions(
       applyComparison(builder, dialect, condition, bound)
       continue
     }
+    if ('exists' in condition) {
+      applyExists(builder, dialect, condition, bound)
+      continue
+    }
     const { operator, members } = condition
     builder.where(function group() {
       for (const member of members) {
@@ -316,6 +402,21 @@ function applyConditions(
     })
   }
   return builder
+}
+
+/** `EXISTS (SELECT 1 FROM related [JOIN link] WHERE correlated AND live AND conditions)`. */
+function applyExists(builder: Knex.QueryBuilder, dialect: Dialect, exists: Exists, bound: readonly unknown[]) {
+  builder.whereExists(function related() {
+    const { target, link, correlation, liveColumns } = exists
+    this.select(this.client.raw('1')).from({ [target.table]: target.resource.table })
+    if (link) {
+      this.join({ [link.target.table]: link.target.resource.table }, link.on[0], link.on[1])
+    }
+    this.whereRaw('?? = ??', correlation)
+    for (const column of liveColumns) this.whereNull(column)
+    applyConditions(this, dialect, exists.conditions, bound)
+    if (link) applyConditions(this, dialect, link.conditions, bound)
+  })
 }
 
 /**
@@ -334,7 +435,15 @@ export function applyParsedFilter(
   })
 }
 
-/** Adds the filter to the builder's WHERE clause. Unknown fields, operators and ill-typed values are 400s. */
-export function applyFilter(builder: Knex.QueryBuilder, target: SqlTarget, filter: Filter | undefined) {
-  return applyParsedFilter(builder, target, parseFilter(target, filter))
+/**
+ * Adds the filter to the builder's WHERE clause. Unknown fields, operators and ill-typed values are 400s.
+ * A filter with relation filters needs the related resources' scopes (see `relationScopes`).
+ */
+export function applyFilter(
+  builder: Knex.QueryBuilder,
+  target: SqlTarget,
+  filter: Filter | undefined,
+  scopes?: RelationScopes
+) {
+  return applyParsedFilter(builder, target, parseFilter(target, filter, DEFAULT_QUERY_LIMITS, scopes))
 }

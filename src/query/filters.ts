@@ -1,3 +1,4 @@
+import type { ResolvedResource } from '../resource/resolve'
 import type { FieldComparison, Filter } from './model'
 
 /** No filter, or one whose every key is undefined (`{}` included): it restricts nothing. */
@@ -36,10 +37,10 @@ function missesValue(comparison: unknown) {
  * Here a comparison missing its value, a field or group set to undefined and an empty `or` match no record;
  * `complete` is false when any of them did.
  */
-export function strictFilter(filter: Filter, idField: string): { filter: Filter; complete: boolean } {
+export function strictFilter(filter: Filter, resource: ResolvedResource): { filter: Filter; complete: boolean } {
   let complete = true
-  const nothing: Filter = { [idField]: NO_VALUE }
-  const strict = (rule: Filter): Filter => {
+  const strict = (rule: Filter, resource: ResolvedResource): Filter => {
+    const nothing: Filter = { [resource.idField.name]: NO_VALUE }
     const result: Filter = {}
     for (const [key, value] of Object.entries(rule)) {
       if (key === 'and' || key === 'or') {
@@ -51,12 +52,18 @@ export function strictFilter(filter: Filter, idField: string): { filter: Filter;
           // Anything but a list of filters is left for the compiler to refuse.
           result[key] = Array.isArray(subs)
             ? subs.map((sub) => {
-                if (sub !== undefined && sub !== null) return strict(sub)
+                if (sub !== undefined && sub !== null) return strict(sub, resource)
                 complete = false
                 return nothing
               })
             : subs
         }
+        continue
+      }
+      // A relation filter is a rule on the related records, read as strictly.
+      const relation = resource.fieldMap.has(key) ? undefined : resource.relationMap.get(key)
+      if (relation && value && typeof value === 'object' && !Array.isArray(value)) {
+        result[key] = strict(value as Filter, relation.target)
         continue
       }
       if (missesValue(value)) {
@@ -68,6 +75,6 @@ export function strictFilter(filter: Filter, idField: string): { filter: Filter;
     }
     return result
   }
-  const result = strict(filter)
+  const result = strict(filter, resource)
   return { filter: result, complete }
 }

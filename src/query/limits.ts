@@ -20,6 +20,13 @@ export interface QueryLimits {
   /** Longest `like`/`notLike`/`iLike`/`notILike` pattern, in characters (default 1,000). */
   maxPatternLength?: number
   /**
+   * Most relation filters (each an EXISTS subquery) in one filter, those the related resources' `authorize`
+   * adds included (default 10).
+   */
+  maxRelationFilters?: number
+  /** Deepest nesting of relation filters within relation filters (default 3). */
+  maxRelationDepth?: number
+  /**
    * Memory the statements compiled once per shape hold, per resource: SQL text and bindings, in bytes
    * (default 1 MB; and at most 500 statements). The oldest go first; a larger statement is built per call.
    */
@@ -37,6 +44,8 @@ export const DEFAULT_QUERY_LIMITS: Readonly<Required<QueryLimits>> = Object.free
   maxListLength: 1000,
   maxFilterValues: 10_000,
   maxPatternLength: 1000,
+  maxRelationFilters: 10,
+  maxRelationDepth: 3,
   compiledStatementBytes: 2 ** 20,
   preparedStatementBytes: 2 ** 20
 })

@@ -51,11 +51,15 @@ export const COMPARISON_OPERATORS: ComparisonOperator[] = [
   'notBetween'
 ]
 
-/** `{and, or}` group sub-filters; every other key is a field name with its comparison. Siblings are ANDed. */
+/**
+ * `{and, or}` group sub-filters; every other key is a field name with its comparison, or a relation name with
+ * a filter of the related resource: at least one related record (that the caller may read) matches it.
+ * Siblings are ANDed.
+ */
 export interface Filter {
   and?: Filter[]
   or?: Filter[]
-  [field: string]: FieldComparison | Filter[] | undefined
+  [field: string]: FieldComparison | Filter | Filter[] | undefined
 }
 
 export type SortDirection = 'ASC' | 'DESC'
@@ -85,6 +89,11 @@ export interface ResourceQuery {
   /** Apply paging per distinct value of this field (one page per parent when loading relations). */
   partitionBy?: string
   /**
+   * Many-to-many: the records linked to `parents` through a join resource, each once per parent it is linked
+   * to, paged (`find`) or aggregated (`aggregate`) per parent, like `partitionBy`.
+   */
+  through?: LinkQuery
+  /**
    * The fields the caller needs (GraphQL sets the ones a client selected). Records then carry those, the id
    * and what the statement needs (partition and keyset sort keys), like Feathers' `$select`; a computed field
    * brings every field. A hook that needs another field adds it here. Absent: every field.
@@ -97,6 +106,18 @@ export interface ResourceQuery {
    * With `partitionBy`, the same position in every partition.
    */
   keyset?: Keyset
+}
+
+/** The links a many-to-many relation reads through: records of the join resource. */
+export interface LinkQuery {
+  /** The join resource's name. */
+  resource: string
+  /** Its field holding the parent's id, by which pages and aggregates are partitioned. */
+  foreignKey: string
+  /** Its field holding the id of this resource's record. */
+  otherKey: string
+  /** The parents' ids. */
+  parents: Scalar[]
 }
 
 /**

@@ -100,10 +100,30 @@ export interface DeleteOptions {
 export interface ManyRelationDefinition extends GraphqlPagingOptions {
   /** Name of the related resource. */
   resource: string
-  /** Field of the related resource that holds this resource's id. */
-  foreignKey: string
+  /** One-to-many: the field of the related resource that holds this resource's id. */
+  foreignKey?: string
+  /** Many-to-many instead: the join resource whose records link the two (see JoinDefinition). */
+  through?: JoinDefinition
   /** Set to false to keep this relation out of aggregate queries when the resource enables them. */
   enableAggregate?: boolean
+  /**
+   * Clients may filter this resource's records by the relation (`{ subTasks: { completed: { is: false } } }`:
+   * those with at least one related record matching), as nestjs-query's `@FilterableRelation`. Off by default.
+   */
+  filterable?: boolean
+}
+
+/**
+ * The join resource of a many-to-many relation (e.g. TodoItemTag for TodoItem.tags): an ordinary resource,
+ * so that linking and unlinking are its create and remove, with its guards, hooks, authorize and events.
+ */
+export interface JoinDefinition {
+  /** Name of the join resource. */
+  resource: string
+  /** Its field holding this resource's id. */
+  foreignKey: string
+  /** Its field holding the related resource's id. */
+  otherKey: string
 }
 
 export interface OneRelationDefinition {
@@ -111,6 +131,8 @@ export interface OneRelationDefinition {
   /** Field of this resource that holds the related resource's id. */
   foreignKey: string
   nullable?: boolean
+  /** Clients may filter this resource's records by the related record's fields. Off by default. */
+  filterable?: boolean
 }
 
 export interface ExportOptions {

@@ -59,15 +59,39 @@ export interface ResolvedPaging {
   keyset: boolean
 }
 
-export interface ResolvedManyRelation {
+interface ManyRelationBase {
   kind: 'many'
   name: string
   paging: ResolvedPaging
   /** Filled in once every resource is known. */
   target: ResolvedResource
+  aggregate: boolean
+  /** Clients may filter by it. */
+  filterable: boolean
+}
+
+/** One-to-many: the target's foreign key holds this resource's id. */
+export interface ResolvedHasManyRelation extends ManyRelationBase {
   /** Field of the target holding this resource's id. */
   foreignKey: ResolvedField
-  aggregate: boolean
+  through?: undefined
+}
+
+/** Many-to-many: records of a join resource link this resource's records and the target's. */
+export interface ResolvedManyToManyRelation extends ManyRelationBase {
+  foreignKey?: undefined
+  through: ResolvedJoin
+}
+
+export type ResolvedManyRelation = ResolvedHasManyRelation | ResolvedManyToManyRelation
+
+export interface ResolvedJoin {
+  /** The join resource, whose records are the links. */
+  resource: ResolvedResource
+  /** Its field holding this resource's id. */
+  foreignKey: ResolvedField
+  /** Its field holding the target's id. */
+  otherKey: ResolvedField
 }
 
 export interface ResolvedOneRelation {
@@ -77,7 +101,10 @@ export interface ResolvedOneRelation {
   /** Field of this resource holding the target's id. */
   foreignKey: ResolvedField
   nullable: boolean
+  filterable: boolean
 }
+
+export type ResolvedRelation = ResolvedManyRelation | ResolvedOneRelation
 
 export interface ResolvedResource {
   definition: ResourceDefinition
@@ -94,6 +121,8 @@ export interface ResolvedResource {
   softDeleteColumn?: string
   many: ResolvedManyRelation[]
   one: ResolvedOneRelation[]
+  /** Every relation by name. */
+  relationMap: Map<string, ResolvedRelation>
   aggregateEnabled: boolean
   /** How the GraphQL root query pages. */
   graphqlPaging: ResolvedPaging
@@ -286,6 +315,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
       : undefined,
     many: [],
     one: [],
+    relationMap: new Map(),
     aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true,
     graphqlPaging: resolvePaging(definition.graphql, `${definition.name}.graphql`),
     exportBatches: resolveExportBatches(definition),
@@ -352,14 +382,32 @@ function linkMany(
   byName: Map<string, ResolvedResource>
 ): ResolvedManyRelation {
   const target = relatedResource(resource, name, relation, byName)
-  return {
-    kind: 'many',
+  const where = `relation ${resource.name}.${name}`
+  const common = {
+    kind: 'many' as const,
     name,
     paging: resolvePaging(relation, `relation ${resource.name}.${name}`),
     target,
-    // The foreign key is on the related resource...
-    foreignKey: foreignKeyField(target, relation.foreignKey, `relation ${resource.name}.${name}`),
-    aggregate: resource.definition.enableAggregate === true && relation.enableAggregate !== false
+    aggregate: resource.definition.enableAggregate === true && relation.enableAggregate !== false,
+    filterable: relation.filterable === true
+  }
+  if ((relation.foreignKey === undefined) === (relation.through === undefined)) {
+    throw new ConfigurationError(`${resource.name}.${name} needs either foreignKey or through (not both)`)
+  }
+  // The foreign key is on the related resource...
+  if (relation.foreignKey !== undefined) {
+    return { ...common, foreignKey: foreignKeyField(target, relation.foreignKey, where) }
+  }
+  // ...or both keys are on the join resource.
+  const { through } = relation
+  const join = relatedResource(resource, name, through!, byName)
+  return {
+    ...common,
+    through: {
+      resource: join,
+      foreignKey: foreignKeyField(join, through!.foreignKey, `${where} through`),
+      otherKey: foreignKeyField(join, through!.otherKey, `${where} through`)
+    }
   }
 }
 
@@ -375,7 +423,8 @@ function linkOne(
     target: relatedResource(resource, name, relation, byName),
     // ...and on this one for a one-relation.
     foreignKey: foreignKeyField(resource, relation.foreignKey, `relation ${resource.name}.${name}`),
-    nullable: relation.nullable === true
+    nullable: relation.nullable === true,
+    filterable: relation.filterable === true
   }
 }
 
@@ -404,6 +453,7 @@ export function resolveResources(definitions: ResourceDefinition[]): ResolvedRes
       if (relation.paging.keyset) checkKeysetOrder(relation.target, `relation ${resource.name}.${relation.name}`)
     }
     resource.one = Object.entries(one).map(([name, relation]) => linkOne(resource, name, relation, byName))
+    resource.relationMap = new Map([...resource.many, ...resource.one].map((relation) => [relation.name, relation]))
   }
   return resources
 }

@@ -49,10 +49,16 @@ function atRecord(error: unknown, index: number) {
  * then body validation, then (on writes) the references the body sets. `authorize` and `defaultFilter` are
  * not hooks: the service applies them when the method runs, after every hook (see `callScope`).
  */
+/** The guards of the resource's reads: its own and `read.guards`. */
+export function readGuards(resource: ResolvedResource): Guard[] {
+  const { definition } = resource
+  return [...(definition.guards ?? []), ...(definition.read?.guards ?? [])]
+}
+
 export function resourceHooks(resource: ResolvedResource): Record<string, Array<Guard | Hook>> {
   const { definition } = resource
   const common: Guard[] = definition.guards ?? []
-  const read = [...common, ...(definition.read?.guards ?? [])]
+  const read = readGuards(resource)
   const updateGuards = [...common, ...(definition.update?.one?.guards ?? [])]
   const body = { prefix: 'body', what: 'Body' }
   const validateCreate = validateBody(compileValidator(createSchemaOf(resource), body), resource)

@@ -23,6 +23,7 @@ import type {
   AggregateResponse,
   Filter,
   Keyset,
+  LinkQuery,
   OffsetPaging,
   Page,
   PartitionedAggregates,
@@ -37,7 +38,7 @@ import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { shouldIgnoreGroupIndexes, tableIndexes } from '../aggregate/group-index'
-import { planAggregate, type AggregatePlan } from '../aggregate/plan'
+import { PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
 import { withSqliteFunctions } from '../aggregate/sqlite-functions'
 import { fullProjection, projection, type Projection } from './projection'
 import { CompiledStatement, standIns } from './compiled-statement'
@@ -48,6 +49,10 @@ import { betterSqliteClient } from './sqlite-client'
 import { FeathersQueryParser, type FeathersRequest } from '../feathers/query-syntax'
 import { writableFields } from '../resource/input-schemas'
 import { pageSizes } from '../resource/resolve'
+import { relationScopes } from './relation-scopes'
+import { callContext } from './scope'
+import { readGuards } from './hooks'
+import type { RelationScopes } from '../query/relation-filter'
 import { REST_DEFAULT_RESULT_SIZE } from '../rest/collection-query'
 
 export type ResourceRecord = Record<string, unknown>
@@ -83,6 +88,24 @@ export interface ResourceServiceOptions {
   limits?: QueryLimits
   /** On better-sqlite3, run compiled reads on statements prepared once per connection (default true). */
   reuseStatements?: boolean
+  /**
+   * The registered service of another resource, by name: relation filters and many-to-many reads ask it what
+   * the caller may read of its records (`readScope`).
+   */
+  related?: (name: string) => ResourceService | undefined
+}
+
+/** A many-to-many read's links: the join resource's table under this alias, joined to the read records. */
+const LINK_ALIAS = '__fq_link'
+const PARTITION = '__fq_partition'
+
+/** The links of a many-to-many read, resolved: where they are and which of them the read goes through. */
+interface Link {
+  target: SqlTarget
+  foreignKey: ResolvedField
+  otherKey: ResolvedField
+  /** The parents' links within what the caller may read of the join resource. */
+  filter: Filter
 }
 
 
@@ -105,6 +128,8 @@ export class ResourceService {
     this.target = { resource, dialect: dialectOf(this.Model), table: resource.table }
     this.idColumn = storedColumn(this.target, resource.idField)
     this.scoped = callScope(resource, options.registered)
+    this.registered = options.registered
+    this.related = options.related ?? (() => undefined)
     this.feathersQuery = new FeathersQueryParser(resource)
     const sizes = pageSizes(resource, REST_DEFAULT_RESULT_SIZE)
     this.paginate = { default: sizes.default, max: sizes.max }
@@ -119,6 +144,8 @@ export class ResourceService {
 
   /** The call's params with its scope (authorize, defaultFilter), worked out when the method runs. */
   private readonly scoped: (call: ScopeCall) => ResourceParams | Promise<ResourceParams>
+  private readonly registered: () => unknown
+  private readonly related: (name: string) => ResourceService | undefined
   private readonly feathersQuery: FeathersQueryParser
   /** Feathers callers' page sizes: the resource's REST default and maximum. */
   private readonly paginate: { default: number; max: number }
@@ -145,10 +172,80 @@ export class ResourceService {
     return knex(this.resource.table)
   }
 
-  /** The records a call may see: its scope ANDed with `filter`, checked and encoded. */
-  private visible(params: ResourceParams, filter: Filter | undefined): ParsedFilter {
+  /**
+   * The records a call may see: its scope ANDed with `filter`, checked and encoded; for a many-to-many read,
+   * with the links it goes through. Relation filters first need the related resources' scopes for the caller.
+   */
+  private async visible(params: ResourceParams, filter: Filter | undefined, link?: Link): Promise<ParsedFilter> {
     const scoped = params.scope || filter ? andFilters(params.scope, filter) : undefined
-    return parseFilter(this.target, scoped, this.limits)
+    const pending = this.relationScopes(params, [
+      [this.resource, scoped],
+      ...(link ? [[link.target.resource, link.filter] as const] : [])
+    ])
+    return parseFilter(this.target, scoped, this.limits, pending && (await pending), link)
+  }
+
+  /** The scopes the relation filters of `roots` need, each asked of its resource's service for this caller. */
+  private relationScopes(
+    params: ResourceParams,
+    roots: ReadonlyArray<readonly [ResolvedResource, Filter | undefined]>
+  ): Promise<RelationScopes> | undefined {
+    if (roots.every(([resource]) => resource.relationMap.size === 0)) return undefined
+    let caller: ResourceParams | undefined
+    const scopeOf = (resource: ResolvedResource) =>
+      this.relatedService(resource.name).readScope((caller ??= callerOf(params)))
+    return relationScopes(roots, scopeOf, this.limits.maxRelationDepth)
+  }
+
+  private relatedService(name: string): ResourceService {
+    if (name === this.resource.name) return this
+    const service = this.related(name)
+    if (!service) {
+      throw new Error(`${this.resource.name}: no service of resource ${name} to ask what the caller may read`)
+    }
+    return service
+  }
+
+  /**
+   * What a `find` by this caller may read of the resource: its guards run and its `authorize` asked (method
+   * `find`, the caller's params), with `defaultFilter`. Relation filters and many-to-many reads of other
+   * resources apply it to this resource's records, so that they reveal nothing its own `find` would not.
+   */
+  async readScope(caller: ResourceParams): Promise<Filter | undefined> {
+    const context = callContext(this.registered(), { method: 'find', params: caller })
+    for (const guard of readGuards(this.resource)) {
+      const result = await guard(context)
+      if (result && result !== context) Object.assign(context, result)
+    }
+    return (await this.scoped({ method: 'find', params: context.params as ResourceParams })).scope
+  }
+
+  /** The links a many-to-many read goes through: the join resource's records of the parents the caller may read. */
+  private async link(params: ResourceParams, through: LinkQuery): Promise<Link> {
+    const joinService = this.related(through.resource)
+    if (!joinService) throw badField('through.resource', `names no resource ("${through.resource}")`)
+    const join = joinService.resource
+    const foreignKey = join.fieldMap.get(through.foreignKey)
+    const otherKey = join.fieldMap.get(through.otherKey)
+    if (!foreignKey || !otherKey || foreignKey.computed || otherKey.computed) {
+      throw badField('through', `${join.name} has no fields "${through.foreignKey}" and "${through.otherKey}"`)
+    }
+    const parents: Filter = { [foreignKey.name]: { in: through.parents } }
+    const scope = await joinService.readScope(callerOf(params))
+    return {
+      target: { resource: join, dialect: this.target.dialect, table: LINK_ALIAS },
+      foreignKey,
+      otherKey,
+      filter: andFilters(parents, scope)!
+    }
+  }
+
+  /** The read's records joined with their links (each record once per link), live links only. */
+  private joinLink(builder: Knex.QueryBuilder, link: Link) {
+    const { resource, table } = link.target
+    builder.join({ [table]: resource.table }, `${table}.${link.otherKey.column}`, this.idColumn)
+    if (resource.softDeleteColumn) builder.whereNull(`${table}.${resource.softDeleteColumn}`)
+    return builder
   }
 
   /**
@@ -159,7 +256,8 @@ export class ResourceService {
     params: ResourceParams,
     visible: ParsedFilter,
     fields: Projection,
-    bound: readonly unknown[] = visible.values
+    bound: readonly unknown[] = visible.values,
+    link?: Link
   ) {
     let columns = this.columnLists.get(fields)
     if (!columns) {
@@ -175,7 +273,7 @@ export class ResourceService {
       if (!field.expression) continue
       select.select(this.Model.raw('? AS ??', [qualified(this.target, field), field.column]))
     }
-    return this.whereVisible(select, visible, bound)
+    return this.whereVisible(link ? this.joinLink(select, link) : select, visible, bound)
   }
 
   private whereVisible(
@@ -260,12 +358,12 @@ export class ResourceService {
 
   private async findModel(params: ResourceParams): Promise<unknown> {
     const query = params.query ?? {}
-    if (query.partitionBy) return this.findPartitioned(params, query)
+    if (query.partitionBy || query.through) return this.findPartitioned(params, query)
 
     const terms = sortTerms(this.target, this.sortingOf(query))
     // A keyset page reads its last record's sort keys.
     const fields = projection(this.resource, query.select, query.keyset ? terms.map((term) => term.field) : [])
-    const visible = this.visible(params, query.filter)
+    const visible = await this.visible(params, query.filter)
     const decode = this.decoder(fields)
     if (query.keyset) return this.keysetPage(params, query, visible, fields, terms, decode)
 
@@ -333,7 +431,8 @@ export class ResourceService {
    */
   private async findPartitioned(params: ResourceParams, query: ResourceQuery): Promise<PartitionedPages<ResourceRecord>> {
     const target = this.target
-    const partitionField = this.resource.fieldMap.get(query.partitionBy!)
+    const link = query.through ? await this.link(params, query.through) : undefined
+    const partitionField = link ? link.foreignKey : this.resource.fieldMap.get(query.partitionBy!)
     if (!partitionField || partitionField.computed) throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
     const { limit, offset } = this.checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
     const terms = sortTerms(target, this.sortingOf(query))
@@ -341,18 +440,21 @@ export class ResourceService {
     const readTerms = keyset?.readTerms ?? terms
     const condition = keyset?.condition
     const order = orderSql(readTerms)
-    const partition = storedColumn(target, partitionField)
-    const required = keyset ? [partitionField, ...terms.map((term) => term.field)] : [partitionField]
-    const fields = projection(this.resource, query.select, required)
+    const partition = storedColumn(link ? link.target : target, partitionField)
+    // The partition key as the rows carry it: the field itself, or the link's key under an alias of its own.
+    const partitionKey = link ? PARTITION : partitionField.column
+    const keysetFields = keyset ? terms.map((term) => term.field) : []
+    const fields = projection(this.resource, query.select, link ? keysetFields : [partitionField, ...keysetFields])
     const decode = this.decoder(fields)
-    const visible = this.visible(params, query.filter)
+    const visible = await this.visible(params, query.filter, link)
     const conditionAt = visible.values.length
     const conditionValues = condition?.values ?? []
     const window = conditionAt + conditionValues.length
     const build = (bound: readonly unknown[]) => {
-      const selected = this.selectWhere(params, visible, fields, bound)
-      condition?.apply(selected, bound, conditionAt)
-      const inner = selected.select(
+      const inner = this.selectWhere(params, visible, fields, bound, link)
+      condition?.apply(inner, bound, conditionAt)
+      if (link) inner.select(this.Model.raw('?? AS ??', [partition, PARTITION]))
+      inner.select(
         this.Model.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) AS ??`, [
           partition,
           ...order.bindings,
@@ -368,11 +470,12 @@ export class ResourceService {
         .from(inner.as('partitioned'))
         .where(ROW_NUMBER, '>', bound[window] as number)
         .andWhere(ROW_NUMBER, '<=', bound[window + 1] as number)
-        .orderBy([{ column: partitionField.column }, { column: ROW_NUMBER }])
+        .orderBy([{ column: partitionKey }, { column: ROW_NUMBER }])
     }
     const shape = [
       'partitioned',
       fields.key,
+      link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : '',
       keyName(partitionField),
       orderKey(readTerms),
       query.totalCount ? 'total' : '',
@@ -387,7 +490,7 @@ export class ResourceService {
     let current: Partition | undefined
     let currentKey: string | undefined
     for (const row of rows) {
-      const key = decodeValue(partitionField.kind, row[partitionField.column])
+      const key = decodeValue(partitionField.kind, row[partitionKey])
       if (current === undefined || String(key) !== currentKey) {
         current = { key, start: data.length, end: data.length, hasNextPage: false }
         if (query.totalCount) current.total = Number(row[PARTITION_TOTAL])
@@ -402,7 +505,7 @@ export class ResourceService {
       current.end = data.length
     }
     if (!keyset) return { data, skip: offset, partitions }
-    const totals = query.totalCount ? await this.partitionTotals(params, visible, partitionField) : undefined
+    const totals = query.totalCount ? await this.partitionTotals(params, visible, partitionField, link) : undefined
     for (const each of partitions) {
       if (totals) each.total = totals.get(String(each.key)) ?? 0
       if (keyset.keyset.backward) {
@@ -419,11 +522,17 @@ export class ResourceService {
   }
 
   /** The number of visible records per value of `partitionField`, in one grouped count. */
-  private async partitionTotals(params: ResourceParams, visible: ParsedFilter, partitionField: ResolvedField) {
-    const partition = storedColumn(this.target, partitionField)
-    const shape = `partition-totals|${keyName(partitionField)}|${visible.key}`
+  private async partitionTotals(
+    params: ResourceParams,
+    visible: ParsedFilter,
+    partitionField: ResolvedField,
+    link?: Link
+  ) {
+    const partition = storedColumn(link ? link.target : this.target, partitionField)
+    const through = link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : ''
+    const shape = `partition-totals|${through}|${keyName(partitionField)}|${visible.key}`
     const rows = await this.runCompiled(params, shape, visible.values, (bound) =>
-      this.whereVisible(this.db(params), visible, bound)
+      this.whereVisible(link ? this.joinLink(this.db(params), link) : this.db(params), visible, bound)
         .select(this.Model.raw('?? AS ??', [partition, partitionField.column]))
         .count({ [PARTITION_TOTAL]: '*' })
         .groupBy(partition)
@@ -540,14 +649,19 @@ export class ResourceService {
   async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'aggregate', params })
     const { filter } = this.readQuery(scoped, true)
+    const through = scoped.queryModel ? scoped.query?.through : undefined
+    const link = through ? await this.link(scoped, through) : undefined
     const { maxAggregateGroups: maxGroups, maxFillBuckets } = this.resource
     const plan = planAggregate(this.resource, request, { maxGroups, maxFillBuckets, filter })
+    // Partitioned by the links' key when a many-to-many relation's records are aggregated per parent.
+    if (link) plan.partition = { field: link.foreignKey, column: storedColumn(link.target, link.foreignKey), alias: PARTITION_ALIAS }
     const knex = this.knex(scoped)
     const table =
-      this.target.dialect.name === 'mysql' && (await this.ignoresGroupIndexes(plan))
+      !link && this.target.dialect.name === 'mysql' && (await this.ignoresGroupIndexes(plan))
         ? knex.from(knex.raw('?? USE INDEX FOR GROUP BY ()', [this.resource.table]))
         : knex(this.resource.table)
-    const builder = this.whereVisible(table, this.visible(scoped, filter))
+    const visible = await this.visible(scoped, filter, link)
+    const builder = this.whereVisible(link ? this.joinLink(table, link) : table, visible)
     const compiled = compileAggregate(knex, builder, this.target, plan, this.limits)
     const run = (query: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(query)
     const rows = compiled.needsSqliteFunctions ? await withSqliteFunctions(knex, compiled.query, run) : await run(compiled.query)
@@ -587,7 +701,7 @@ export class ResourceService {
 
   private async getRecord(id: Id, params: ResourceParams, filter?: Filter, fields = fullProjection(this.resource)) {
     const idValue = this.idValue(id)
-    const visible = this.visible(params, filter)
+    const visible = await this.visible(params, filter)
     const idAt = visible.values.length
     const shape = `get|${fields.key}|${visible.key}`
     const [row] = await this.runCompiled(params, shape, [...visible.values, idValue], (bound) =>
@@ -679,7 +793,8 @@ export class ResourceService {
     delete row[this.resource.idField.column]
     return this.inTransaction(scoped, async (inner) => {
       if (Object.keys(row).length > 0) {
-        const changed = await runQuery(this.writable(inner, filter).where(this.idColumn, this.idValue(id)).update(row))
+        const writable = await this.writable(inner, filter)
+        const changed = await runQuery(writable().where(this.idColumn, this.idValue(id)).update(row))
         if (!changed) throw this.notFound(id)
       } else if (!(await this.getRecord(id, inner, filter))) {
         throw this.notFound(id)
@@ -691,15 +806,19 @@ export class ResourceService {
     })
   }
 
-  /** The records `filter` names within the call's scope, live ones only: what an UPDATE or DELETE may reach. */
-  private writable(params: ResourceParams, filter: Filter | undefined) {
-    return this.whereVisible(this.db(params), this.visible(params, filter))
+  /**
+   * The records `filter` names within the call's scope, live ones only: what an UPDATE or DELETE may reach.
+   * A function making the builder, since a knex builder is a thenable, which an async function would run.
+   */
+  private async writable(params: ResourceParams, filter: Filter | undefined): Promise<() => Knex.QueryBuilder> {
+    const visible = await this.visible(params, filter)
+    return () => this.whereVisible(this.db(params), visible)
   }
 
   /** The ids of the records a multi patch or remove reaches, refused when there are more than `max`. */
   private async idsReached(method: MultiMethod, params: ResourceParams, filter: Filter | undefined, max: number) {
     const rows: ResourceRecord[] = await runQuery(
-      this.writable(params, filter).select(this.idColumn).orderBy(this.idColumn).limit(max + 1)
+      (await this.writable(params, filter))().select(this.idColumn).orderBy(this.idColumn).limit(max + 1)
     )
     if (rows.length > max) {
       throw new BadRequest(
@@ -719,7 +838,7 @@ export class ResourceService {
       const ids = await this.idsReached('patch', inner, filter, max)
       if (ids.length === 0) return []
       const byId: Filter = { [this.resource.idField.name]: { in: ids as Scalar[] } }
-      if (Object.keys(row).length > 0) await runQuery(this.writable(inner, byId).update(row))
+      if (Object.keys(row).length > 0) await runQuery((await this.writable(inner, byId))().update(row))
       const records = (await this.findModel({
         ...inner,
         queryModel: true,
@@ -749,12 +868,18 @@ export class ResourceService {
       })) as ResourceRecord[]
       if (id !== null && records.length === 0) throw this.notFound(id)
       const { softDeleteColumn } = this.resource
-      const builder = this.writable(inner, andFilters(filter, byId))
+      const builder = (await this.writable(inner, andFilters(filter, byId)))()
       const removed = await runQuery(softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete())
       if (removed !== records.length) throw id === null ? new Forbidden('Records changed while removing them') : this.notFound(id)
       return id === null ? records : records[0]
     })
   }
+}
+
+/** The caller's identity and transport (user, authentication, provider, headers, transaction), not the call's query. */
+function callerOf(params: ResourceParams): ResourceParams {
+  const { query: _query, scope: _scope, lookup: _lookup, paginate: _paginate, ...caller } = params
+  return { ...caller, queryModel: true, query: {} }
 }
 
 /** A page of `limit` records from `rows`, read with one row more than asked to tell whether a next page exists. */

@@ -50,7 +50,7 @@ export function callScope(resource: ResolvedResource, service: () => unknown) {
   return async (call: ScopeCall): Promise<ResourceParams> => {
     const rule = await authorize(callContext(service(), call))
     if (!rule) return narrow(call, undefined)
-    const { filter, complete } = strictFilter(rule, resource.idField.name)
+    const { filter, complete } = strictFilter(rule, resource)
     if (!complete && !call.params.authenticated && !(call.params as { user?: unknown }).user) {
       throw new NotAuthenticated(`Reading ${resource.name} records needs an authenticated user`)
     }

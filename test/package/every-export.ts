@@ -48,6 +48,7 @@ import {
   type GraphqlSchemaPart,
   type Guard,
   type ManyRelationDefinition,
+  type JoinDefinition,
   type MultiMethod,
   type OneRelationDefinition,
   type OpenApiDocument,
@@ -87,8 +88,10 @@ const update: UpdateOptions = { replace: false, one }
 const remove: DeleteOptions = { useSoftDelete: false }
 const exporting: ExportOptions = { batchSize: 500 }
 const aggregate: AggregateOptions = { enabled: true, maxGroups: 100 }
-const many: ManyRelationDefinition = { resource: 'Step', foreignKey: 'projectId' }
-const owner: OneRelationDefinition = { resource: 'Project', foreignKey: 'projectId' }
+const many: ManyRelationDefinition = { resource: 'Step', foreignKey: 'projectId', filterable: true }
+const owner: OneRelationDefinition = { resource: 'Project', foreignKey: 'projectId', filterable: true }
+// A many-to-many relation's join resource (not declared here: the type alone is what this file checks).
+export const through: JoinDefinition = { resource: 'ProjectTag', foreignKey: 'projectId', otherKey: 'tagId' }
 const paging: PagingStrategy = 'offset'
 const stepsPaging: GraphqlPagingStrategy = PagingStrategies.NONE
 const graphqlPaging: GraphqlPagingOptions = { pagingStrategy: PagingStrategies.CURSOR, keyset: true }

@@ -7,6 +7,7 @@ import knex from 'knex'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 import { subTaskResource } from '../../example/resources/sub-task'
+import { tagResources } from '../../example/resources'
 import { todoItemResource } from '../../example/resources/todo-item'
 import {
   defineResource,
@@ -204,7 +205,7 @@ export async function createAuthApp(databaseUrl: string) {
   app.configure(
     feathersQuery({
       Model: db,
-      resources: [securedTodoItems, securedSubTasks, announcementResource, noteResource, draftResource],
+      resources: [securedTodoItems, securedSubTasks, ...tagResources, announcementResource, noteResource, draftResource],
       graphql: { logError: () => {} }
     })
   )

@@ -3,8 +3,7 @@ import knex from 'knex'
 import type { FeathersQueryOptions, GraphqlOptions, QueryLimits, ResourceDefinition } from '../../src'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
-import { todoItemResource } from '../../example/resources/todo-item'
-import { subTaskResource } from '../../example/resources/sub-task'
+import { exampleResources } from '../../example/resources'
 import type { AppFactory } from './server'
 import { pluginApp } from './plugin-app'
 
@@ -25,7 +24,7 @@ export function exampleResourcesApp(options: {
   return async (databaseUrl) => {
     const db = knex(knexConfig(databaseUrl))
     await migrateLatest(db)
-    return pluginApp(db, options.resources ?? [todoItemResource, subTaskResource], {
+    return pluginApp(db, options.resources ?? exampleResources, {
       quietErrors: options.quietErrors ?? false,
       bodyParser: options.bodyParser,
       plugin: { graphql: options.graphql, limits: options.limits, ...options.plugin }

@@ -9,6 +9,7 @@ import knex, { type Knex } from 'knex'
 import { knexConfig } from '../../example/database'
 import { migrateLatest } from '../../example/migrations'
 import { subTaskResource } from '../../example/resources/sub-task'
+import { tagResources } from '../../example/resources'
 import { todoItemResource } from '../../example/resources/todo-item'
 import { authorizedPublisher, defineResource, feathersQuery, type Filter } from '../../src'
 import { jwtApp, useJwtAuthentication, type User } from './auth-app'
@@ -166,7 +167,7 @@ export function createFeathersApp(options: FeathersAppOptions = {}) {
     app.hooks({ around: { all: [decorateTodoGetsEarly] } })
     const plugin = feathersQuery({
       Model: db,
-      resources: [clientTodoItems, clientSubTasks],
+      resources: [clientTodoItems, clientSubTasks, ...tagResources],
       graphql: { logError: () => {} }
     })
     if (options.transportsAfterPlugin) app.configure(plugin)

@@ -48,8 +48,10 @@ export function numberedItems(count: number): TodoSeed[] {
 }
 
 export async function clearTables(db: Knex) {
+  await db('todo_item_tags').delete()
   await db('sub_tasks').delete()
   await db('todo_items').delete()
+  await db('tags').delete()
 }
 
 /**
@@ -91,4 +93,22 @@ export async function seedSubTasks(db: Knex, items: SubTaskSeed[]): Promise<numb
   await db.batchInsert('sub_tasks', rows, rowsPerInsert(db))
   const ids = await db('sub_tasks').select('id').orderBy('id', 'desc').limit(items.length)
   return ids.map((row) => Number(row.id)).reverse()
+}
+
+/** Inserts tags straight into the table and returns their ids in order. */
+export async function seedTags(db: Knex, names: string[]): Promise<number[]> {
+  const base = Date.parse('2026-03-01T00:00:00.000Z')
+  const rows = names.map((name, index) => {
+    const created = new Date(base + index * 1000)
+    return { name, created, updated: created }
+  })
+  await db.batchInsert('tags', rows, rowsPerInsert(db))
+  const ids = await db('tags').select('id').orderBy('id', 'desc').limit(names.length)
+  return ids.map((row) => Number(row.id)).reverse()
+}
+
+/** Links todo items and tags: `[todoItemId, tagId]` pairs. */
+export async function seedLinks(db: Knex, pairs: Array<[number, number]>) {
+  const rows = pairs.map(([todoItemId, tagId]) => ({ todoItemId, tagId }))
+  await db.batchInsert('todo_item_tags', rows, rowsPerInsert(db))
 }

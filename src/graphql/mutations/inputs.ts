@@ -59,5 +59,6 @@ export function namedFilter(
   resource: ResolvedResource,
   use: 'Update' | 'Delete' | 'Subscription'
 ) {
-  return new GraphQLNonNull(filterInputType(types, resource, { name: `${resource.name}${use}Filter` }))
+  const name = `${resource.name}${use}Filter`
+  return new GraphQLNonNull(filterInputType(types, resource, { name, relations: false }))
 }

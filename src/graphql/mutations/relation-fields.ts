@@ -1,10 +1,10 @@
-import { GraphQLID, GraphQLList, type GraphQLFieldConfigMap } from 'graphql'
+import { GraphQLID, type GraphQLFieldConfigMap } from 'graphql'
 import { badField } from '../../errors'
 import type { Filter } from '../../query/model'
 import { upperFirst } from '../../resource/naming'
 import type {
   ResolvedField,
-  ResolvedManyRelation,
+  ResolvedHasManyRelation,
   ResolvedOneRelation,
   ResolvedResource
 } from '../../resource/resolve'
@@ -17,23 +17,11 @@ import type { GraphqlTypes } from '../types'
 import { inputObject, nonNull } from './inputs'
 import { namingFields } from './input-errors'
 import { updateSchemaOf } from '../../resource/input-schemas'
+import { linkMutationFields, linkable } from './link-fields'
+import { asForeignKey, manyRelationMutationFields, readable, type RelationInput } from './relation-input'
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphqlContext>
-type Input = { id: string; relationId?: string; relationIds?: string[] }
-
-/** An id as the foreign key stores it: GraphQL's `ID` is a string, an integer key takes a number. */
-function asForeignKey(field: ResolvedField, id: unknown) {
-  const text = String(id)
-  return (field.kind === 'integer' || field.kind === 'number') && /^-?[0-9]+$/.test(text)
-    ? Number(text)
-    : text
-}
-
-/** The id of the record the caller may read, or NOT_FOUND: a hidden parent is as missing as in a query. */
-async function readable(context: GraphqlContext, resource: ResolvedResource, id: string) {
-  const record = await context.service(resource).get(id, context.params())
-  return record[resource.idField.name]
-}
+type Input = RelationInput
 
 /**
  * Points one child at `parentId` (or at nothing) through the child's own `patch`, so its guards, hooks,
@@ -58,14 +46,6 @@ function pointChild(
         .service(child)
         .patch(childId, { [foreignKey.name]: value }, context.params(onlyIf ? { filter: onlyIf } : {}))
   )
-}
-
-function relationIdsOf(input: Input, target: ResolvedResource) {
-  const ids = input.relationIds ?? []
-  const max = maxMultiOf(target)
-  if (ids.length > max)
-    throw badField('input.relationIds', `names at most ${max} records (${ids.length} given)`)
-  return ids
 }
 
 /**
@@ -134,38 +114,9 @@ function oneRelationMutations(
 function manyRelationMutations(
   types: GraphqlTypes,
   resource: ResolvedResource,
-  relation: ResolvedManyRelation
+  relation: ResolvedHasManyRelation
 ): Fields {
-  const Relation = upperFirst(relation.name)
   const { target, foreignKey } = relation
-  const input = (name: string) => ({
-    type: nonNull(
-      inputObject(types, name, {
-        id: [nonNull(GraphQLID), 'The id of the record.'],
-        relationIds: [nonNull(new GraphQLList(nonNull(GraphQLID))), 'The ids of the relations.']
-      })
-    )
-  })
-  const field = (
-    name: string,
-    change: (context: GraphqlContext, parentId: unknown, ids: string[]) => Promise<void>
-  ) =>
-    withWork<unknown, GraphqlContext>(
-      {
-        type: nonNull(objectType(types, resource)),
-        args: { input: input(`${upperFirst(name)}Input`) },
-        resolve: (_source, args, context) => {
-          const parsed = args.input as Input
-          const ids = relationIdsOf(parsed, target)
-          return context.inTransaction(resource, async () => {
-            const parentId = await readable(context, resource, parsed.id)
-            await change(context, parentId, ids)
-            return context.service(resource).get(parsed.id, context.params())
-          })
-        }
-      },
-      { statements: 'once' as const }
-    )
   const add = async (context: GraphqlContext, parentId: unknown, ids: string[]) => {
     for (const [index, childId] of ids.entries()) {
       await pointChild(context, target, foreignKey, childId, parentId, `input.relationIds.${index}`)
@@ -208,11 +159,7 @@ function manyRelationMutations(
     }
     await add(context, parentId, ids)
   }
-  return {
-    [`add${Relation}To${resource.name}`]: field(`add${Relation}To${resource.name}`, add),
-    [`set${Relation}On${resource.name}`]: field(`set${Relation}On${resource.name}`, set),
-    [`remove${Relation}From${resource.name}`]: field(`remove${Relation}From${resource.name}`, remove)
-  }
+  return manyRelationMutationFields(types, resource, relation, target, { add, set, remove })
 }
 
 /**
@@ -228,7 +175,9 @@ export function relationMutationFields(types: GraphqlTypes, resource: ResolvedRe
       Object.assign(fields, oneRelationMutations(types, resource, relation))
   }
   for (const relation of resource.many) {
-    if (writable(relation.target, relation.foreignKey)) {
+    if (relation.through) {
+      if (linkable(relation.through)) Object.assign(fields, linkMutationFields(types, resource, relation))
+    } else if (writable(relation.target, relation.foreignKey)) {
       Object.assign(fields, manyRelationMutations(types, resource, relation))
     }
   }
