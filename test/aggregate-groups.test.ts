@@ -7,6 +7,7 @@ import { clearTables, seedTodoItems, seedSubTasks, type TodoSeed } from './suppo
 import { codes, graphql } from './support/graphql'
 import { todoItemResource } from '../example/resources/todo-item'
 import { subTaskResource } from '../example/resources/sub-task'
+import { tagResources } from '../example/resources'
 
 const MAX_GROUPS = 6
 
@@ -18,7 +19,8 @@ const app = exampleResourcesApp({
   quietErrors: true,
   resources: [
     { ...todoItemResource, authorize: hideSecrets, aggregate: { maxGroups: MAX_GROUPS } },
-    { ...subTaskResource, aggregate: { maxGroups: MAX_GROUPS } }
+    { ...subTaskResource, aggregate: { maxGroups: MAX_GROUPS } },
+    ...tagResources
   ]
 })
 

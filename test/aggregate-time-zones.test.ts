@@ -5,10 +5,11 @@ import { clearTables, seedSubTasks, seedTodoItems } from './support/seed'
 import { codes, graphql } from './support/graphql'
 import { todoItemResource } from '../example/resources/todo-item'
 import { subTaskResource } from '../example/resources/sub-task'
+import { tagResources } from '../example/resources'
 
 const app = exampleResourcesApp({
   quietErrors: true,
-  resources: [{ ...todoItemResource, aggregate: { maxFillBuckets: 100 } }, subTaskResource]
+  resources: [{ ...todoItemResource, aggregate: { maxFillBuckets: 100 } }, subTaskResource, ...tagResources]
 })
 
 /**

@@ -6,13 +6,14 @@ import { clearTables, seedTodoItems, type TodoSeed } from './support/seed'
 import { graphql } from './support/graphql'
 import { todoItemResource } from '../example/resources/todo-item'
 import { subTaskResource } from '../example/resources/sub-task'
+import { tagResources } from '../example/resources'
 
 const hideSecrets = (context: HookContext) =>
   context.params.headers?.['x-user'] ? { title: { notLike: 'secret%' } } : undefined
 
 const app = exampleResourcesApp({
   quietErrors: true,
-  resources: [{ ...todoItemResource, authorize: hideSecrets, aggregate: { maxGroups: 5 } }, subTaskResource]
+  resources: [{ ...todoItemResource, authorize: hideSecrets, aggregate: { maxGroups: 5 } }, subTaskResource, ...tagResources]
 })
 
 const ITEMS: TodoSeed[] = [

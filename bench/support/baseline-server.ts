@@ -8,6 +8,17 @@ import { knexConfig } from '../../example/database'
  * GraphQL, no hooks.
  */
 const COLUMNS = ['id', 'title', 'description', 'completed', 'created', 'updated', 'priority']
+
+/** The example's SQL-computed `subTasksCount`, which REST reads with every record: the same subquery. */
+const withSubTasksCount = (db: Knex) => [
+  ...COLUMNS,
+  db.raw('(SELECT COUNT(*) FROM ?? WHERE ?? = ??) AS ??', [
+    'sub_tasks as counted',
+    'counted.todoItemId',
+    'todo_items.id',
+    'subTasksCount'
+  ])
+]
 const LIST_COLUMNS = ['id', 'title', 'completed', 'created', 'priority']
 const SUB_COLUMNS = ['id', 'title', 'todoItemId']
 
@@ -29,7 +40,7 @@ function dialectOf(db: Knex): Dialect {
 const toIso = (value: unknown) => (value instanceof Date ? value : new Date(value as string | number)).toISOString()
 
 /** A page of todo items (one row more than asked, to tell whether there is a next page). */
-const page = (db: Knex, columns: string[], completed: boolean, limit: number) =>
+const page = (db: Knex, columns: Array<string | Knex.Raw>, completed: boolean, limit: number) =>
   db('todo_items').select(columns).where('completed', completed).orderBy('id').limit(limit + 1)
 
 /** Each parent's first `perParent` sub tasks, in one statement. */
@@ -70,7 +81,7 @@ const routes: Record<string, Handler> = {
   '/todo-items': async (db, ctx) => {
     const limit = Number(ctx.query.limit ?? 25)
     const completed = ctx.query.completed === 'true'
-    const rows = await page(db, COLUMNS, completed, limit)
+    const rows = await page(db, withSubTasksCount(db), completed, limit)
     const [{ total }] = await db('todo_items').where('completed', completed).count({ total: '*' })
     return {
       pageInfo: { hasNextPage: rows.length > limit, hasPreviousPage: false },
@@ -144,7 +155,7 @@ async function main() {
     }
     const one = /^\/todo-items\/(\d+)$/.exec(ctx.path)
     if (one) {
-      ctx.body = await db('todo_items').select(COLUMNS).where('id', Number(one[1])).first()
+      ctx.body = await db('todo_items').select(withSubTasksCount(db)).where('id', Number(one[1])).first()
       return
     }
     ctx.status = 404

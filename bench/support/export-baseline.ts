@@ -13,7 +13,14 @@ async function main() {
   await db.raw('select 1')
   console.log('READY')
   await new Promise((resolve) => process.once('message', resolve))
-  const columns = ['id', 'title', 'description', 'completed', 'created', 'updated', 'priority']
+  const columns = ['id', 'title', 'description', 'completed', 'created', 'updated', 'priority', 'subTasksCount']
+  // The example's SQL-computed subTasksCount, which the export writes too: the same subquery.
+  const subTasksCount = db.raw('(SELECT COUNT(*) FROM ?? WHERE ?? = ??) AS ??', [
+    'sub_tasks as counted',
+    'counted.todoItemId',
+    'todo_items.id',
+    'subTasksCount'
+  ])
   let bytes = 0
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -23,7 +30,7 @@ async function main() {
   })
   const started = process.hrtime.bigint()
   await pipeline(
-    db('todo_items').select(columns).orderBy('id').stream(),
+    db('todo_items').select([...columns.slice(0, -1), subTasksCount]).orderBy('id').stream(),
     stringify({ header: true, columns, quoted_string: true }),
     sink
   )
