@@ -11,7 +11,7 @@ import { formatMb, rssOf, sampleRss, startScript } from './support/processes'
  * Before measuring, both servers' answers are compared where they should be equal. Peak RSS of each server
  * is sampled throughout.
  *
- *   npm run bench:http -- --items 10000 --seconds 5 --rounds 3 --connections 20
+ *   npm run bench:http -- --items 10000 --seconds 5 --rounds 3 --connections 20 [--only aggregate]
  */
 function flag(name: string, fallback: number) {
   const index = process.argv.indexOf(`--${name}`)
@@ -22,6 +22,8 @@ const items = flag('items', 10_000)
 const seconds = flag('seconds', 5)
 const rounds = Math.max(1, flag('rounds', 3))
 const connections = flag('connections', 20)
+/** Only the scenarios whose name holds this text. */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : ''
 
 const LIST_FIELDS = 'id title completed created priority'
 const LIST = `todoItems(paging: {first: 25}, filter: {completed: {is: false}})`
@@ -161,7 +163,7 @@ async function main() {
       const [port, baselinePort] = [Number(server.payload), Number(baseline.payload)]
       const idle = [rssOf(server.child.pid!), rssOf(baseline.child.pid!)]
       const samplers = [sampleRss(server.child.pid!, 100), sampleRss(baseline.child.pid!, 100)]
-      for (const scenario of scenarios) {
+      for (const scenario of scenarios.filter((each) => each.name.includes(only))) {
         await checkSameAnswer(scenario, port, baselinePort)
         // Warm-up of both (JIT, statement caches), then the rounds.
         await load(port, scenario.server, 2)

@@ -91,7 +91,7 @@ function namedBuckets(
   const columns = groups.map((group) => {
     const column = `${GROUPED}.${group.alias}`
     return group.bucket && buckets.nameAfterGrouping
-      ? knex.raw('? AS ??', [buckets.nameAfterGrouping(column), group.alias])
+      ? knex.raw('? AS ??', [buckets.nameAfterGrouping(column, group.bucket, group.zone ?? UTC), group.alias])
       : knex.raw('??', [column])
   })
   for (const { fn, alias } of plan.aggregates) {
