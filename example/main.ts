@@ -29,8 +29,8 @@ async function main() {
   console.log(
     [
       `feathers-query example on ${redact(settings.databaseUrl)}`,
-      `  REST      ${base}/todo-items  ${base}/sub-tasks`,
-      `  CSV       ${base}/todo-items/export`,
+      `  REST      ${base}/todo-items  ${base}/sub-tasks  ${base}/tags  ${base}/todo-item-tags (links)`,
+      `  CSV       ${base}/todo-items/export  (aggregates ${base}/todo-items/aggregate)`,
       `  GraphQL   ${base}/graphql  (GraphiQL ${base}/graphiql)`,
       `  OpenAPI   ${base}/openapi.json  (Swagger UI ${base}/docs)`,
       `  Home      ${base}/`

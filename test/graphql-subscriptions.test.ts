@@ -244,6 +244,26 @@ forEachDatabase(
       assert.equal(tooDeep.errors[0]?.extensions?.code, 'QUERY_TOO_DEEP')
     })
 
+    it('validates operations as HTTP does: unknown fields, arguments and filter fields are refused', async () => {
+      const annClient = client(annToken)
+      const documents = [
+        '{ folders { edges { node { name bogusField123 } } } }',
+        '{ folders(bogusArg: 1) { edges { node { name } } } }',
+        'query ($g: Int) { folders(paging: { first: $h }) { edges { node { name } } } }',
+        'subscription { createdFolder(input: { filter: { nope: { eq: 1 } } }) { name } }'
+      ]
+      for (const document of documents) {
+        const operation = watch(annClient, document)
+        await operation.done
+        assert.deepEqual(operation.events, [], document)
+        assert.equal(operation.errors[0]?.extensions?.code, 'GRAPHQL_VALIDATION_FAILED', document)
+        // The same text over HTTP afterwards: judged anew, not taken from what the WebSocket cached.
+        if (document.startsWith('subscription')) continue
+        const overHttp = await graphql(env.server, document, undefined, bearer(annToken))
+        assert.equal(overHttp.errors?.[0]?.extensions?.code, 'GRAPHQL_VALIDATION_FAILED', document)
+      }
+    })
+
     it('a connection runs at most maxSubscriptions operations at once', async () => {
       const shared = client(annToken)
       const live = Array.from({ length: 2 }, () => watch(shared, 'subscription { createdNote { id } }'))

@@ -234,7 +234,6 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
       assert.equal(byPair.status, 200, byPair.text)
       assert.deepEqual(byPair.body.map((link: any) => link.tagId), [tags[1]])
       assert.deepEqual(await linksOf(item), before.filter((tag) => tag !== tags[1]))
-
       const deadline = Date.now() + 5000
       while (heard.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
       assert.deepEqual(heard, [`created ${tags[9]}`, `removed ${tags[9]}`, `removed ${tags[1]}`])

@@ -104,7 +104,10 @@ function groupsOf(
   errors: FieldError[]
 ): GroupByField[] {
   const groups = split(query.groupBy).map((entry): GroupByField => {
-    const [field, by] = entry.split(':')
+    const [field, by, ...rest] = entry.split(':')
+    if (rest.length) {
+      errors.push({ field: 'groupBy', message: `"${entry}": give field or field:BUCKET (a time zone goes in timeZone)` })
+    }
     return by ? { field, by: by.toUpperCase() as DateBucket } : { field }
   })
   const dates = groups.filter((group) => resource.fieldMap.get(group.field)?.kind === 'date')
@@ -196,7 +199,8 @@ export function aggregateQueryParser(resource: ResolvedResource) {
     const having = havingOf(query.having)
     if (having !== undefined) request.having = having
     if (query.sort !== undefined) request.sorting = sortingOf(query.sort)
-    if (query.limit !== undefined || query.offset !== undefined) {
+    // totalCount alone pages from the first group, as GraphQL's todoItemAggregateGroups does without paging.
+    if (query.limit !== undefined || query.offset !== undefined || query.totalCount === true) {
       request.paging = {
         ...(query.limit === undefined ? {} : { limit: query.limit as number }),
         offset: (query.offset as number) ?? 0

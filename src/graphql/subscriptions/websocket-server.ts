@@ -1,6 +1,6 @@
 import { NotAuthenticated } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
-import { GraphQLError, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql'
+import { GraphQLError, specifiedRules, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql'
 import type { Context } from 'graphql-ws'
 import { useServer, type Extra } from 'graphql-ws/use/ws'
 import type { IncomingMessage, Server } from 'node:http'
@@ -84,6 +84,9 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
     return hub
   }
   const connections = new WeakMap<ConnectionContext, ResourceParams>()
+  // As graphql-http does over HTTP: GraphQL's own rules, then the plugin's. The documents' cache keeps one
+  // judgement per document, so both transports must judge with the same rules.
+  const rules = [...specifiedRules, ...options.rules]
 
   const eventsOf = (params: ResourceParams, socket: Extra['socket']): SubscriptionSource => ({
     listen(resource, kind, filter) {
@@ -138,7 +141,7 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
             if (error instanceof GraphQLError) return [options.formatError(error)]
             throw error
           }
-          const errors = options.validate(options.schema, document, options.rules)
+          const errors = options.validate(options.schema, document, rules)
           if (errors.length) return errors.map(options.formatError)
           const params = connections.get(context) ?? {}
           const contextValue = {
