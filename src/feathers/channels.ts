@@ -47,22 +47,33 @@ export async function admitsRecord(
  * Guards are not run per event: publish to channels of authenticated connections for that.
  */
 export function authorizedPublisher(publisher: Publisher): Publisher {
-  return async (data, context) => {
-    const channels = await publisher(data, context)
-    const resource = getServiceOptions(context.service)?.resource as ResolvedResource | undefined
-    if (!channels || !resource?.definition.authorize) return channels
-    const list = (Array.isArray(channels) ? channels.flat(Infinity) : [channels]).filter(Boolean) as Channel[]
-    const record = fullRecord(resource, data, context)
-    const admitted = new Set<unknown>()
-    const decided = new Set<unknown>()
-    for (const channel of list) {
-      for (const connection of channel.connections) {
-        if (decided.has(connection)) continue
-        decided.add(connection)
-        const params = { provider: 'socketio', ...connection }
-        if (await admitsRecord(resource, context.service, params, record)) admitted.add(connection)
-      }
-    }
-    return list.map((channel) => channel.filter((connection) => admitted.has(connection)))
+  // Feathers sends an event when its publisher's promise settles. Each event's decision waits for the one
+  // before it, so a slow `authorize` (a lookup of its own) never lets a later event of the record overtake an
+  // earlier one: a client hearing `removed` before `patched` would bring the record back.
+  let previous: Promise<unknown> = Promise.resolve()
+  return (data, context) => {
+    const decided = previous.then(() => admittedChannels(publisher, data, context))
+    previous = decided.catch(() => undefined)
+    return decided
   }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function admittedChannels(publisher: Publisher, data: any, context: HookContext): Promise<Channels> {
+  const channels = await publisher(data, context)
+  const resource = getServiceOptions(context.service)?.resource as ResolvedResource | undefined
+  if (!channels || !resource?.definition.authorize) return channels
+  const list = (Array.isArray(channels) ? channels.flat(Infinity) : [channels]).filter(Boolean) as Channel[]
+  const record = fullRecord(resource, data, context)
+  const admitted = new Set<unknown>()
+  const decided = new Set<unknown>()
+  for (const channel of list) {
+    for (const connection of channel.connections) {
+      if (decided.has(connection)) continue
+      decided.add(connection)
+      const params = { provider: 'socketio', ...connection }
+      if (await admitsRecord(resource, context.service, params, record)) admitted.add(connection)
+    }
+  }
+  return list.map((channel) => channel.filter((connection) => admitted.has(connection)))
 }
