@@ -21,7 +21,7 @@ import {
   TOTAL,
   type Rows
 } from './decode'
-import type { AggregatePlan, GroupColumn } from './plan'
+import { groupKeys, type AggregatePlan, type GroupColumn } from './plan'
 import { UTC } from './time-zone'
 
 const FUNCTION_SQL: Record<'count' | 'countDistinct' | 'min' | 'max', string> = {
@@ -35,6 +35,8 @@ const FUNCTION_SQL: Record<'count' | 'countDistinct' | 'min' | 'max', string> = 
 const GROUPS = '__fq_groups'
 /** With fill: the groups that have records, joined to the series of buckets. */
 const GROUPED = '__fq_grouped'
+/** Grouped by the buckets' starts, before they are named. */
+const BUCKETED = '__fq_bucketed'
 const SERIES = '__fq_series'
 const RANKED = '__fq_ranked'
 
@@ -44,6 +46,10 @@ function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunctio
   if (fn === 'avg') return target.dialect.average(column)
   return knex.raw(FUNCTION_SQL[fn], [column])
 }
+
+/** Whether `fn`'s column comes with an overflow flag: on databases that answer an overflowed double as a number. */
+const flagsOverflow = (target: SqlTarget, fn: AggregateFunction) =>
+  target.dialect.overflowed !== undefined && (fn === 'sum' || fn === 'avg')
 
 function groupExpression(knex: Knex, target: SqlTarget, buckets: DateBuckets, group: GroupColumn): Knex.Raw {
   const column = group.column ?? qualified(target, group.field)
@@ -62,18 +68,16 @@ function groupedRows(
   buckets: DateBuckets,
   plan: AggregatePlan
 ) {
-  const groups = plan.partition ? [plan.partition, ...plan.groups] : plan.groups
-  for (const group of groups) {
+  for (const group of groupKeys(plan)) {
     builder
       .select(knex.raw('? AS ??', [groupExpression(knex, target, buckets, group), group.alias]))
       .groupBy(group.alias)
   }
-  const { overflowed } = target.dialect
   for (const { fn, field, alias } of plan.aggregates) {
     const column = qualified(target, field)
     builder.select(knex.raw('? AS ??', [aggregateExpression(knex, target, fn, column), alias]))
-    if (overflowed && (fn === 'sum' || fn === 'avg')) {
-      builder.select(knex.raw('? AS ??', [overflowed(column), overflowAlias(alias)]))
+    if (flagsOverflow(target, fn)) {
+      builder.select(knex.raw('? AS ??', [target.dialect.overflowed!(column), overflowAlias(alias)]))
     }
   }
   return builder
@@ -87,20 +91,17 @@ function namedBuckets(
   buckets: DateBuckets,
   plan: AggregatePlan
 ) {
-  const groups = plan.partition ? [plan.partition, ...plan.groups] : plan.groups
-  const columns = groups.map((group) => {
-    const column = `${GROUPED}.${group.alias}`
+  const columns = groupKeys(plan).map((group) => {
+    const column = `${BUCKETED}.${group.alias}`
     return group.bucket && buckets.nameAfterGrouping
       ? knex.raw('? AS ??', [buckets.nameAfterGrouping(column, group.bucket, group.zone ?? UTC), group.alias])
       : knex.raw('??', [column])
   })
   for (const { fn, alias } of plan.aggregates) {
-    columns.push(knex.raw('??', [`${GROUPED}.${alias}`]))
-    if (target.dialect.overflowed && (fn === 'sum' || fn === 'avg')) {
-      columns.push(knex.raw('??', [`${GROUPED}.${overflowAlias(alias)}`]))
-    }
+    columns.push(knex.raw('??', [`${BUCKETED}.${alias}`]))
+    if (flagsOverflow(target, fn)) columns.push(knex.raw('??', [`${BUCKETED}.${overflowAlias(alias)}`]))
   }
-  return knex.select(columns).from(grouped.as(GROUPED))
+  return knex.select(columns).from(grouped.as(BUCKETED))
 }
 
 /** With fill: every bucket of the series, its groups' aggregates where it has records, counts of 0 elsewhere. */
@@ -118,7 +119,7 @@ function filledRows(
     columns.push(
       knex.raw(isCounting(fn) ? 'COALESCE(??, 0) AS ??' : '?? AS ??', [`${GROUPED}.${alias}`, alias])
     )
-    if (target.dialect.overflowed && (fn === 'sum' || fn === 'avg')) {
+    if (flagsOverflow(target, fn)) {
       columns.push(knex.raw('?? AS ??', [`${GROUPED}.${overflowAlias(alias)}`, overflowAlias(alias)]))
     }
   }

@@ -72,6 +72,11 @@ export interface AggregatePlan {
   maxGroups: number
 }
 
+/** The partition key (when any), then the group keys: what the statement groups by, in order. */
+export function groupKeys(plan: AggregatePlan): GroupColumn[] {
+  return plan.partition ? [plan.partition, ...plan.groups] : plan.groups
+}
+
 /** What the plan needs besides the request: the resource's limits and the call's filter (for fill). */
 export interface PlanContext {
   maxGroups: number

@@ -38,7 +38,7 @@ import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate } from '../aggregate/compile'
 import { shouldIgnoreGroupIndexes, tableIndexes } from '../aggregate/group-index'
-import { PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
+import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
 import { withSqliteFunctions } from '../aggregate/sqlite-functions'
 import { fullProjection, projection, type Projection } from './projection'
 import { CompiledStatement, standIns } from './compiled-statement'
@@ -401,7 +401,8 @@ export class ResourceService {
    * the event loop anyway, and not inside a transaction, whose one connection runs statements in turn.
    */
   private countsAlongside(params: ResourceParams) {
-    return !this.readsSynchronously && !params.transaction?.trx && !ambientTransaction(this.Model)
+    // `knex(params)` is the pool itself only outside a transaction.
+    return !this.readsSynchronously && this.knex(params) === this.Model
   }
 
   /**
@@ -676,8 +677,8 @@ export class ResourceService {
   /** See group-index.ts: whether MariaDB's index for the grouping would make it fetch every row in turn. */
   private ignoresGroupIndexes(plan: AggregatePlan) {
     const { softDeleteColumn, table, idField } = this.resource
-    const groups = plan.partition ? [plan.partition, ...plan.groups] : plan.groups
-    const firstBucket = groups.findIndex((group) => 'bucket' in group && group.bucket)
+    const groups = groupKeys(plan)
+    const firstBucket = groups.findIndex((group) => group.bucket)
     const ordered = firstBucket === -1 ? groups : groups.slice(0, firstBucket)
     const read = [...groups.slice(ordered.length), ...plan.aggregates].map((column) => column.field.column)
     return shouldIgnoreGroupIndexes(this.Model, {
