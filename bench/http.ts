@@ -37,11 +37,18 @@ interface Scenario {
   sameAnswer: boolean
 }
 
-const graphql = (query: string) => ({
+/** A GraphQL POST of `query`, to `path` (the baseline's handler of that scenario receives the same request). */
+const graphql = (query: string, path = '/graphql') => ({
   method: 'POST' as const,
-  path: '/graphql',
+  path,
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ query })
+})
+
+/** The same GraphQL request to the example server and, at the path of its handler, to the baseline. */
+const graphqlBoth = (query: string, baselinePath: string) => ({
+  server: graphql(query),
+  baseline: graphql(query, baselinePath)
 })
 
 /** The scenarios of issue 22's side-by-side run, plus REST's list and get. */
@@ -63,38 +70,34 @@ const scenarios: Scenario[] = [
   {
     name: 'GraphQL list, 25, 5 fields',
     goal: 0.9,
-    server: graphql(`{ ${LIST} { edges { node { ${LIST_FIELDS} } } } }`),
-    baseline: { method: 'GET', path: '/graphql-list' },
+    ...graphqlBoth(`{ ${LIST} { edges { node { ${LIST_FIELDS} } } } }`, '/graphql-list'),
     sameAnswer: true
   },
   {
     name: 'GraphQL list + 10 subTasks each',
     goal: 0.9,
-    server: graphql(
-      `{ ${LIST} { edges { node { ${LIST_FIELDS} subTasks(paging: {first: 10}) { edges { node { id title } } } } } } }`
+    ...graphqlBoth(
+      `{ ${LIST} { edges { node { ${LIST_FIELDS} subTasks(paging: {first: 10}) { edges { node { id title } } } } } } }`,
+      '/graphql-nested'
     ),
-    baseline: { method: 'GET', path: '/graphql-nested' },
     sameAnswer: true
   },
   {
     name: 'GraphQL todoItem(id: 42)',
     goal: 0.8,
-    server: graphql('{ todoItem(id: 42) { id title } }'),
-    baseline: { method: 'GET', path: '/graphql-one' },
+    ...graphqlBoth('{ todoItem(id: 42) { id title } }', '/graphql-one'),
     sameAnswer: true
   },
   {
     name: 'aggregate by completed',
     goal: 0.9,
-    server: graphql('{ todoItemAggregate { groupBy { completed } count { id } avg { priority } } }'),
-    baseline: { method: 'GET', path: '/aggregate-completed' },
+    ...graphqlBoth('{ todoItemAggregate { groupBy { completed } count { id } avg { priority } } }', '/aggregate-completed'),
     sameAnswer: true
   },
   {
     name: 'aggregate by created(by: DAY)',
     goal: 0.9,
-    server: graphql('{ todoItemAggregate { groupBy { created(by: DAY) } count { id } } }'),
-    baseline: { method: 'GET', path: '/aggregate-day' },
+    ...graphqlBoth('{ todoItemAggregate { groupBy { created(by: DAY) } count { id } } }', '/aggregate-day'),
     sameAnswer: true
   }
 ]
