@@ -91,7 +91,10 @@ const scenarios: Scenario[] = [
   {
     name: 'aggregate by completed',
     goal: 0.9,
-    ...graphqlBoth('{ todoItemAggregate { groupBy { completed } count { id } avg { priority } } }', '/aggregate-completed'),
+    ...graphqlBoth(
+      '{ todoItemAggregate { groupBy { completed } count { id } avg { priority } } }',
+      '/aggregate-completed'
+    ),
     sameAnswer: true
   },
   {

@@ -75,18 +75,10 @@ export function createGraphqlContext(
 export function graphqlContextOf(app: Application, request: ResourceParams, concurrentCalls: number): GraphqlContext {
   const base: ResourceParams = { ...request, provider: 'graphql' }
   const limited = concurrencyLimit(concurrentCalls)
-  // Made once per resource and request: a list of records with relations asks for the same services often.
-  const services = new Map<ResolvedResource, GraphqlService>()
   const caller: ServiceCaller = {
-    service(resource) {
-      let service = services.get(resource)
-      if (!service) services.set(resource, (service = limitedService(resourceService(app, resource), limited)))
-      return service
-    },
+    service: (resource) => limitedService(resourceService(app, resource), limited),
     params: (query = {}) => ({ ...base, query, queryModel: true }),
     inTransaction: (resource, work) => inAmbientTransaction(resourceService(app, resource).Model, work)
   }
-  const context = caller as GraphqlContext
-  context.loaders = new RelationLoaders(caller)
-  return context
+  return { ...caller, loaders: new RelationLoaders(caller) }
 }
