@@ -3,7 +3,9 @@
  * the pooled connections the request holds: its waiting service calls queue here rather than in the pool,
  * where they would stand ahead of every other request's statements.
  */
-export function concurrencyLimit(slots: number) {
+export type ConcurrencyLimit = <T>(task: () => Promise<T>) => Promise<T>
+
+export function concurrencyLimit(slots: number): ConcurrencyLimit {
   let running = 0
   const waiting: Array<() => void> = []
   const release = () => {

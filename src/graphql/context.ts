@@ -1,11 +1,24 @@
+import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '@feathersjs/koa'
 import type { Context as KoaContext } from '../koa'
 import type { ResolvedResource } from '../resource/resolve'
-import type { Filter, ResourceQuery } from '../query/model'
+import type {
+  AggregatePage,
+  AggregateRequest,
+  AggregateResponse,
+  Filter,
+  PartitionedAggregates,
+  ResourceQuery
+} from '../query/model'
 import type { SubscriptionKind } from './subscriptions/resource-events'
-import { resourceService, type ResourceParams, type ResourceService } from '../service/resource-service'
+import {
+  resourceService,
+  type ResourceParams,
+  type ResourceRecord,
+  type ResourceService
+} from '../service/resource-service'
 import { inAmbientTransaction } from '../service/transaction'
-import { concurrencyLimit } from './concurrency'
+import { concurrencyLimit, type ConcurrencyLimit } from './concurrency'
 import { RelationLoaders } from './loaders'
 
 /** The service methods GraphQL reads and writes through. */
@@ -39,22 +52,55 @@ export interface SubscriptionSource {
 }
 
 /**
- * The resource's service, each call run through `limited`. A call is one statement, or a page and its
- * count one after the other, so `limited`'s slots bound the connections the calls hold at once.
+ * The resource's service, each read run through `limited`. A read is one statement, or a page and its
+ * count, so `limited`'s slots bound the connections the reads hold at once. Writes come from mutations,
+ * which run one after the other. (Methods on a prototype: every request makes one of these per resource
+ * it reads, and as many closures or bound functions per request cost more than the small reads they wrap.)
  */
-function limitedService(
-  service: ResourceService,
-  limited: ReturnType<typeof concurrencyLimit>
-): GraphqlService {
-  return {
-    find: ((params) => limited(() => service.find(params))) as ResourceService['find'],
-    get: (id, params) => limited(() => service.get(id, params)),
-    aggregate: ((request, params) =>
-      limited(() => service.aggregate(request, params))) as ResourceService['aggregate'],
-    // Writes come from mutations, which run one after the other.
-    create: service.create.bind(service) as ResourceService['create'],
-    patch: service.patch.bind(service) as ResourceService['patch'],
-    remove: service.remove.bind(service) as ResourceService['remove']
+class LimitedService implements GraphqlService {
+  constructor(
+    private readonly service: ResourceService,
+    private readonly limited: ConcurrencyLimit
+  ) {}
+
+  find(params?: ResourceParams) {
+    return this.limited(() => this.service.find(params))
+  }
+
+  get(id: Id, params?: ResourceParams) {
+    return this.limited(() => this.service.get(id, params))
+  }
+
+  aggregate(request: AggregateRequest & { partitionBy: string }, params?: ResourceParams): Promise<PartitionedAggregates>
+  aggregate(
+    request: AggregateRequest & { partitionBy?: undefined; paging: object },
+    params?: ResourceParams
+  ): Promise<AggregatePage>
+  aggregate(request: AggregateRequest & { partitionBy?: undefined }, params?: ResourceParams): Promise<AggregateResponse[]>
+  aggregate(
+    request: AggregateRequest,
+    params?: ResourceParams
+  ): Promise<AggregateResponse[] | AggregatePage | PartitionedAggregates>
+  aggregate(request: AggregateRequest, params?: ResourceParams) {
+    return this.limited(() => this.service.aggregate(request, params))
+  }
+
+  create(data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
+  create(data: ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord[]>
+  create(data: ResourceRecord | ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
+    return Array.isArray(data) ? this.service.create(data, params) : this.service.create(data, params)
+  }
+
+  patch(id: Id, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
+  patch(id: null, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord[]>
+  patch(id: NullableId, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
+    return id === null ? this.service.patch(id, data, params) : this.service.patch(id, data, params)
+  }
+
+  remove(id: Id, params?: ResourceParams): Promise<ResourceRecord>
+  remove(id: null, params?: ResourceParams): Promise<ResourceRecord[]>
+  remove(id: NullableId, params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
+    return id === null ? this.service.remove(id, params) : this.service.remove(id, params)
   }
 }
 
@@ -63,22 +109,53 @@ function limitedService(
  * `ctx.feathers`, the headers) with provider `graphql`, so guards, authorize and application hooks apply
  * alike. At most `concurrentCalls` of them run at once.
  */
-export function createGraphqlContext(
-  app: Application,
-  ctx: KoaContext,
-  concurrentCalls: number
-): GraphqlContext {
-  return graphqlContextOf(app, { ...(ctx.feathers as object), headers: ctx.request.headers }, concurrentCalls)
+export function createGraphqlContext(app: Application, ctx: KoaContext, concurrentCalls: number): GraphqlContext {
+  const base: ResourceParams = { ...(ctx.feathers as object), headers: ctx.request.headers, provider: 'graphql' }
+  return new RequestContext(app, base, concurrentCalls)
 }
 
-/** The context of a GraphQL operation made with `request`'s params (HTTP request or WebSocket connection). */
-export function graphqlContextOf(app: Application, request: ResourceParams, concurrentCalls: number): GraphqlContext {
-  const base: ResourceParams = { ...request, provider: 'graphql' }
-  const limited = concurrencyLimit(concurrentCalls)
-  const caller: ServiceCaller = {
-    service: (resource) => limitedService(resourceService(app, resource), limited),
-    params: (query = {}) => ({ ...base, query, queryModel: true }),
-    inTransaction: (resource, work) => inAmbientTransaction(resourceService(app, resource).Model, work)
+/**
+ * The context of a GraphQL operation made with `request`'s params (a WebSocket connection's), with the
+ * events its subscriptions may hear.
+ */
+export function graphqlContextOf(
+  app: Application,
+  request: ResourceParams,
+  concurrentCalls: number,
+  events?: SubscriptionSource
+): GraphqlContext {
+  return new RequestContext(app, { ...request, provider: 'graphql' }, concurrentCalls, events)
+}
+
+/** One operation's context: its params, its resources' services made on first use, its relation loaders. */
+class RequestContext implements ServiceCaller {
+  readonly loaders: RelationLoaders
+  private readonly limited: ConcurrencyLimit
+  /** Most operations read one or two resources: a list is found faster than a map is hashed. */
+  private readonly services: Array<[ResolvedResource, GraphqlService]> = []
+
+  constructor(
+    private readonly app: Application,
+    private readonly base: ResourceParams,
+    concurrentCalls: number,
+    readonly events?: SubscriptionSource
+  ) {
+    this.limited = concurrencyLimit(concurrentCalls)
+    this.loaders = new RelationLoaders(this)
   }
-  return { ...caller, loaders: new RelationLoaders(caller) }
+
+  service(resource: ResolvedResource): GraphqlService {
+    for (const [known, service] of this.services) if (known === resource) return service
+    const service = new LimitedService(resourceService(this.app, resource), this.limited)
+    this.services.push([resource, service])
+    return service
+  }
+
+  params(query: ResourceQuery = {}): ResourceParams {
+    return { ...this.base, query, queryModel: true }
+  }
+
+  inTransaction<T>(resource: ResolvedResource, work: () => Promise<T>): Promise<T> {
+    return inAmbientTransaction(resourceService(this.app, resource).Model, work)
+  }
 }

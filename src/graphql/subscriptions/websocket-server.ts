@@ -144,10 +144,12 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
           const errors = options.validate(options.schema, document, rules)
           if (errors.length) return errors.map(options.formatError)
           const params = connections.get(context) ?? {}
-          const contextValue = {
-            ...graphqlContextOf(app, params, options.limits.maxConcurrentStatements),
-            events: eventsOf(params, context.extra.socket)
-          }
+          const contextValue = graphqlContextOf(
+            app,
+            params,
+            options.limits.maxConcurrentStatements,
+            eventsOf(params, context.extra.socket)
+          )
           return {
             schema: options.schema,
             document,
