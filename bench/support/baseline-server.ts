@@ -2,6 +2,7 @@ import Koa from 'koa'
 import { koaBody } from 'koa-body'
 import knex, { type Knex } from 'knex'
 import { knexConfig } from '../../example/database'
+import { memoryProbe } from './memory-probe'
 
 /**
  * The baseline of the HTTP benchmarks: a minimal Koa handler per scenario that runs the same SQL through
@@ -146,10 +147,9 @@ async function main() {
   const app = new Koa()
   app.use(koaBody())
   app.use(async (ctx) => {
-    if (ctx.path === '/__gc' && typeof global.gc === 'function') {
-      // As the example server's: memory after a full collection, what is live rather than garbage.
-      global.gc()
-      ctx.body = process.memoryUsage()
+    const memory = memoryProbe(ctx.path)
+    if (memory) {
+      ctx.body = memory
       return
     }
     const route = routes[ctx.path]

@@ -1,10 +1,11 @@
 import { createApp } from '../../example/app'
+import { memoryProbe } from './memory-probe'
 
 /**
  * The example app on DATABASE_URL (its events shared with other instances through SYNC_URL, SYNC_KEY when
  * set), in a process of its own so that its memory and speed are its own.
  * `GET /__statements` answers how many SQL statements ran so far (for statements-per-request figures);
- * `GET /__gc` runs a full garbage collection when started with --expose-gc.
+ * `GET /__gc` and `GET /__heap` read its memory when started with --expose-gc (see `memoryProbe`).
  */
 async function main() {
   const { SYNC_URL: syncUrl, SYNC_KEY: syncKey } = process.env
@@ -12,12 +13,13 @@ async function main() {
   let statements = 0
   db.on('query', () => statements++)
   app.use(async (ctx, next) => {
-    if (ctx.path === '/__statements') ctx.body = { statements }
-    else if (ctx.path === '/__gc' && typeof global.gc === 'function') {
-      // Memory figures compare live memory, not garbage that a collection has not reached yet.
-      global.gc()
-      ctx.body = process.memoryUsage()
-    } else return next()
+    if (ctx.path === '/__statements') {
+      ctx.body = { statements }
+      return
+    }
+    const memory = memoryProbe(ctx.path)
+    if (memory) ctx.body = memory
+    else return next()
   })
   const server = await app.listen(0)
   const address = server.address()

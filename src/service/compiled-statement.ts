@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import type { Dialect } from '../query/dialect'
 import { allPrepared, preparesStatements } from './statement-cache'
+import { runCompiledQuery } from './client-query'
 
 const MARKER = '\u0000feathers-query:slot:'
 const MARKER_END = '\u0000'
@@ -91,6 +92,6 @@ export class CompiledStatement {
     if (preparedBytes !== undefined && preparesStatements(knex)) {
       return allPrepared(knex, this.sql, bindings, preparedBytes)
     }
-    return this.dialect.rawRows(await knex.raw(this.sql, bindings as Knex.RawBinding[]))
+    return this.dialect.rawRows(await runCompiledQuery(knex, this.sql, bindings))
   }
 }
