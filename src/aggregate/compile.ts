@@ -6,7 +6,6 @@ import { dateBucketsOf, type DateBuckets } from '../query/date-buckets'
 import type { QueryLimits } from '../query/limits'
 import {
   isCounting,
-  type AggregateFunction,
   type AggregatePage,
   type AggregateResponse,
   type PartitionedAggregates
@@ -21,7 +20,7 @@ import {
   TOTAL,
   type Rows
 } from './decode'
-import { groupKeys, type AggregatePlan, type GroupColumn } from './plan'
+import { groupKeys, type AggregateColumn, type AggregatePlan, type GroupColumn } from './plan'
 import { UTC } from './time-zone'
 
 const FUNCTION_SQL: Record<'count' | 'countDistinct' | 'min' | 'max', string> = {
@@ -40,16 +39,26 @@ const BUCKETED = '__fq_bucketed'
 const SERIES = '__fq_series'
 const RANKED = '__fq_ranked'
 
-function aggregateExpression(knex: Knex, target: SqlTarget, fn: AggregateFunction, column: SqlColumn): Knex.Raw {
+function aggregateExpression(
+  knex: Knex,
+  target: SqlTarget,
+  { fn, field }: AggregateColumn,
+  column: SqlColumn
+): Knex.Raw {
+  const integers = field.kind === 'integer'
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
-  if (fn === 'sum') return target.dialect.sum(column)
-  if (fn === 'avg') return target.dialect.average(column)
+  if (fn === 'sum') return target.dialect.sum(column, integers)
+  if (fn === 'avg') return target.dialect.average(column, integers)
   return knex.raw(FUNCTION_SQL[fn], [column])
 }
 
-/** Whether `fn`'s column comes with an overflow flag: on databases that answer an overflowed double as a number. */
-const flagsOverflow = (target: SqlTarget, fn: AggregateFunction) =>
-  target.dialect.overflowed !== undefined && (fn === 'sum' || fn === 'avg')
+/**
+ * Whether an aggregate's column comes with an overflow flag: a sum or average of doubles, on databases that
+ * answer an overflowed double as a number. Integers cannot overflow one: a sum of 64-bit integers stays below
+ * 2^63 times the number of rows, far from the largest double.
+ */
+const flagsOverflow = (target: SqlTarget, { fn, field }: AggregateColumn) =>
+  target.dialect.overflowed !== undefined && (fn === 'sum' || fn === 'avg') && field.kind !== 'integer'
 
 function groupExpression(knex: Knex, target: SqlTarget, buckets: DateBuckets, group: GroupColumn): Knex.Raw {
   const column = group.column ?? qualified(target, group.field)
@@ -73,10 +82,11 @@ function groupedRows(
       .select(knex.raw('? AS ??', [groupExpression(knex, target, buckets, group), group.alias]))
       .groupBy(group.alias)
   }
-  for (const { fn, field, alias } of plan.aggregates) {
+  for (const aggregate of plan.aggregates) {
+    const { field, alias } = aggregate
     const column = qualified(target, field)
-    builder.select(knex.raw('? AS ??', [aggregateExpression(knex, target, fn, column), alias]))
-    if (flagsOverflow(target, fn)) {
+    builder.select(knex.raw('? AS ??', [aggregateExpression(knex, target, aggregate, column), alias]))
+    if (flagsOverflow(target, aggregate)) {
       builder.select(knex.raw('? AS ??', [target.dialect.overflowed!(column), overflowAlias(alias)]))
     }
   }
@@ -97,9 +107,10 @@ function namedBuckets(
       ? knex.raw('? AS ??', [buckets.nameAfterGrouping(column, group.bucket, group.zone ?? UTC), group.alias])
       : knex.raw('??', [column])
   })
-  for (const { fn, alias } of plan.aggregates) {
+  for (const aggregate of plan.aggregates) {
+    const { alias } = aggregate
     columns.push(knex.raw('??', [`${BUCKETED}.${alias}`]))
-    if (flagsOverflow(target, fn)) columns.push(knex.raw('??', [`${BUCKETED}.${overflowAlias(alias)}`]))
+    if (flagsOverflow(target, aggregate)) columns.push(knex.raw('??', [`${BUCKETED}.${overflowAlias(alias)}`]))
   }
   return knex.select(columns).from(grouped.as(BUCKETED))
 }
@@ -115,11 +126,12 @@ function filledRows(
   const { group, keys } = plan.fill!
   const key = `${SERIES}.__fq_key`
   const columns = [knex.raw('?? AS ??', [key, group.alias])]
-  for (const { fn, alias } of plan.aggregates) {
+  for (const aggregate of plan.aggregates) {
+    const { fn, alias } = aggregate
     columns.push(
       knex.raw(isCounting(fn) ? 'COALESCE(??, 0) AS ??' : '?? AS ??', [`${GROUPED}.${alias}`, alias])
     )
-    if (flagsOverflow(target, fn)) {
+    if (flagsOverflow(target, aggregate)) {
       columns.push(knex.raw('?? AS ??', [`${GROUPED}.${overflowAlias(alias)}`, overflowAlias(alias)]))
     }
   }
