@@ -1,6 +1,6 @@
 import autocannon from 'autocannon'
 import { benchDatabase, benchDatabaseNames, seedSubTasks, seedTodoItems } from './support/databases'
-import { formatMb, rssOf, sampleRss, startScript } from './support/processes'
+import { cpuMicrosOf, formatMb, rssOf, sampleRss, startScript } from './support/processes'
 
 /**
  * HTTP benchmarks: the example server against a minimal Koa + knex handler running the same SQL, both in
@@ -9,7 +9,9 @@ import { formatMb, rssOf, sampleRss, startScript } from './support/processes'
  * so the two servers take turns (ours, baseline, ours, baseline, …) and the round with the median ratio is
  * reported with the spread of all rounds: both sides of a ratio are measured under the same conditions.
  * Before measuring, both servers' answers are compared where they should be equal. Peak RSS of each server
- * is sampled throughout.
+ * is sampled throughout. Each side's CPU time per request (from /proc) is printed too: it varies by a few
+ * percent where requests per second vary by tens, and on a machine whose cores the database and autocannon
+ * share it says what the server itself costs.
  *
  *   npm run bench:http -- --items 10000 --seconds 5 --rounds 3 --connections 20 [--only aggregate]
  */
@@ -110,16 +112,24 @@ interface Result {
   p50: number
   p99: number
   errors: number
+  /** The server's CPU time per request, in microseconds. */
+  cpu: number
 }
 
-async function load(port: number, request: autocannon.Request & { path: string }, duration = seconds): Promise<Result> {
-  const options = { url: `http://127.0.0.1:${port}`, connections, duration, requests: [request] }
+async function load(
+  server: { port: number; pid: number },
+  request: autocannon.Request & { path: string },
+  duration = seconds
+): Promise<Result> {
+  const options = { url: `http://127.0.0.1:${server.port}`, connections, duration, requests: [request] }
+  const cpuBefore = cpuMicrosOf(server.pid)
   const result = await autocannon(options)
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.non2xx + result.timeouts
+    errors: result.errors + result.non2xx + result.timeouts,
+    cpu: (cpuMicrosOf(server.pid) - cpuBefore) / Math.max(1, result.requests.total)
   }
 }
 
@@ -167,24 +177,28 @@ async function main() {
       await seedSubTasks(database.db, 10)
       const [server, baseline] = await Promise.all(started.map((script) => script.ready))
       const [port, baselinePort] = [Number(server.payload), Number(baseline.payload)]
+      const ours = { port, pid: server.child.pid! }
+      const theirs = { port: baselinePort, pid: baseline.child.pid! }
       const idle = [rssOf(server.child.pid!), rssOf(baseline.child.pid!)]
       const samplers = [sampleRss(server.child.pid!, 100), sampleRss(baseline.child.pid!, 100)]
       for (const scenario of scenarios.filter((each) => each.name.includes(only))) {
         await checkSameAnswer(scenario, port, baselinePort)
         // Warm-up of both (JIT, statement caches), then the rounds.
-        await load(port, scenario.server, 2)
-        await load(baselinePort, scenario.baseline, 2)
-        const measured: Array<{ ours: Result; theirs: Result; ratio: number }> = []
+        await load(ours, scenario.server, 2)
+        await load(theirs, scenario.baseline, 2)
+        const measured: Array<{ mine: Result; base: Result; ratio: number; cpuRatio: number }> = []
         for (let round = 0; round < rounds; round++) {
-          const ours = await load(port, scenario.server)
-          const theirs = await load(baselinePort, scenario.baseline)
-          measured.push({ ours, theirs, ratio: ours.rps / theirs.rps })
+          const mine = await load(ours, scenario.server)
+          const base = await load(theirs, scenario.baseline)
+          measured.push({ mine, base, ratio: mine.rps / base.rps, cpuRatio: base.cpu / mine.cpu })
         }
         measured.sort((a, b) => a.ratio - b.ratio)
         // The lower middle round when the count is even: a median that flatters nobody.
-        const { ours, theirs, ratio } = measured[Math.floor((measured.length - 1) / 2)]
+        const { mine, base, ratio } = measured[Math.floor((measured.length - 1) / 2)]
         const spread = `${measured[0].ratio.toFixed(2)}–${measured[measured.length - 1].ratio.toFixed(2)}`
-        const errors = measured.reduce((sum, round) => sum + round.ours.errors + round.theirs.errors, 0)
+        const cpuRatios = measured.map((round) => round.cpuRatio).sort((a, b) => a - b)
+        const cpuRatio = cpuRatios[Math.floor((cpuRatios.length - 1) / 2)]
+        const errors = measured.reduce((sum, round) => sum + round.mine.errors + round.base.errors, 0)
         const statements = await statementsPerRequest(port, scenario.server)
         rows.push([
           name,
@@ -192,10 +206,12 @@ async function main() {
           ratio.toFixed(2),
           spread,
           `≥ ${scenario.goal}`,
-          ours.rps.toFixed(0),
-          theirs.rps.toFixed(0),
-          `${ours.p50} / ${ours.p99}`,
-          `${theirs.p50} / ${theirs.p99}`,
+          mine.rps.toFixed(0),
+          base.rps.toFixed(0),
+          `${mine.p50} / ${mine.p99}`,
+          `${base.p50} / ${base.p99}`,
+          `${mine.cpu.toFixed(0)} / ${base.cpu.toFixed(0)}`,
+          `${cpuRatio.toFixed(2)} (${cpuRatios[0].toFixed(2)}–${cpuRatios[cpuRatios.length - 1].toFixed(2)})`,
           statements.toFixed(1),
           String(errors)
         ])
@@ -219,7 +235,21 @@ async function main() {
       await database.drop()
     }
   }
-  const header = ['db', 'scenario', 'ratio', 'range', 'goal', 'req/s', 'baseline req/s', 'p50/p99 ms', 'baseline p50/p99', 'SQL/req', 'errors']
+  const header = [
+    'db',
+    'scenario',
+    'ratio',
+    'range',
+    'goal',
+    'req/s',
+    'baseline req/s',
+    'p50/p99 ms',
+    'baseline p50/p99',
+    'CPU µs/req (ours / baseline)',
+    'baseline CPU / ours (range)',
+    'SQL/req',
+    'errors'
+  ]
   print([header, ...rows])
   const memoryHeader = ['db', 'peak RSS under load', 'baseline peak RSS', 'ratio (goal ≤ 1.5)', 'idle RSS (ours / baseline)']
   print([[...memoryHeader, 'RSS after full GC, live heap (ours / baseline)'], ...memory])

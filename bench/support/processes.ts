@@ -9,6 +9,18 @@ export function rssOf(pid: number): number {
   return match ? Number(match[1]) * 1024 : 0
 }
 
+/**
+ * CPU time a process has used so far (user and system), in microseconds, read from /proc (Linux; the kernel
+ * counts in clock ticks of 10 ms, so read it over seconds, not single requests).
+ */
+export function cpuMicrosOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the
+  // 14th and 15th fields of the line, the 12th and 13th after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
 /** Samples a process's RSS until stopped; `peak()` is the largest value seen. */
 export function sampleRss(pid: number, everyMs = 20) {
   let peak = rssOf(pid)
