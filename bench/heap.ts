@@ -51,14 +51,23 @@ function liveBytesByKind(file: string) {
   const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((name) => fields.indexOf(name))
   const types = snapshot.meta.node_types[0]
   const bytes = new Map<string, number>()
+  const large: Array<{ size: number; text: string }> = []
   for (let at = 0; at < nodes.length; at += fields.length) {
     const type = types[nodes[at + typeAt]]
-    // Objects by constructor; strings, code, arrays and the rest by their kind alone.
-    const key = type === 'object' || type === 'closure' ? `${type} ${strings[nodes[at + nameAt]]}` : type
-    bytes.set(key, (bytes.get(key) ?? 0) + nodes[at + sizeAt])
+    const size = nodes[at + sizeAt]
+    // Objects by constructor; strings by size (V8 keeps each loaded module's source text, for functions it
+    // compiles lazily); code, arrays and the rest by their kind alone.
+    let key = type === 'object' || type === 'closure' ? `${type} ${strings[nodes[at + nameAt]]}` : type
+    if (type === 'string' && size >= LARGE_STRING) {
+      key = `string of ${LARGE_STRING / 1024} KB or more`
+      large.push({ size, text: strings[nodes[at + nameAt]] })
+    }
+    bytes.set(key, (bytes.get(key) ?? 0) + size)
   }
-  return bytes
+  return { bytes, largest: large.sort((a, b) => b.size - a.size).slice(0, 8) }
 }
+
+const LARGE_STRING = 10 * 1024
 
 async function probe(port: number): Promise<Probe> {
   const response = await fetch(`http://127.0.0.1:${port}/__heap`)
@@ -104,7 +113,8 @@ async function main() {
         rows.push([`  V8 ${space.space_name}`, formatMb(space.space_used_size), formatMb(other), formatMb(space.space_used_size - other)])
       }
       print(rows)
-      const [mine, baseline] = [liveBytesByKind(ours.snapshot), liveBytesByKind(theirs.snapshot)]
+      const [heap, baselineHeap] = [liveBytesByKind(ours.snapshot), liveBytesByKind(theirs.snapshot)]
+      const [mine, baseline] = [heap.bytes, baselineHeap.bytes]
       const kinds = [...new Set([...mine.keys(), ...baseline.keys()])]
         .map((kind) => ({ kind, ours: mine.get(kind) ?? 0, theirs: baseline.get(kind) ?? 0 }))
         .sort((a, b) => b.ours - b.theirs - (a.ours - a.theirs))
@@ -113,6 +123,10 @@ async function main() {
         ['kind', 'example server', 'baseline', 'difference'],
         ...kinds.slice(0, top).map(({ kind, ours: a, theirs: b }) => [kind.slice(0, 60), formatKb(a), formatKb(b), formatKb(a - b)])
       ])
+      console.log(`\nthe example server's largest strings`)
+      for (const { size, text } of heap.largest) {
+        console.log(`${formatKb(size).padStart(8)}  ${JSON.stringify(text.slice(0, 90))}`)
+      }
       for (const { snapshot } of [ours, theirs]) rmSync(dirname(snapshot), { recursive: true, force: true })
     } finally {
       for (const script of started) script.child.kill()
