@@ -11,7 +11,8 @@ const benchmarks: Array<[file: string, flags: string[]]> = [
   ['export.ts', ['rows']],
   ['aggregate.ts', ['rows', 'runs']],
   ['keyset-paging.ts', ['rows', 'runs']],
-  ['prepared-statements.ts', ['items', 'calls', 'rounds']]
+  ['prepared-statements.ts', ['items', 'calls', 'rounds']],
+  ['heap.ts', ['seconds', 'connections']]
 ]
 
 function flagsFor(known: string[]) {
