@@ -157,6 +157,42 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
     assert.equal(other.totalCount, 2)
   })
 
+  it("aggregates: each call's filter values, and the series a fill spans, in a statement of the same shape", async () => {
+    const request = async (document: string, filter: unknown) => {
+      const response = await graphql(env.server, document, { filter })
+      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      return response.data.todoItemAggregate
+    }
+    const byCompleted = `query($filter: TodoItemAggregateFilter) {
+      todoItemAggregate(filter: $filter) { groupBy { completed } count { id } sum { priority } }
+    }`
+    assert.deepEqual(await request(byCompleted, { priority: { gte: 2 } }), [
+      { groupBy: { completed: false }, count: { id: 2 }, sum: { priority: 6 } },
+      { groupBy: { completed: true }, count: { id: 2 }, sum: { priority: 8 } }
+    ])
+    assert.deepEqual(await request(byCompleted, { priority: { lte: 3 } }), [
+      { groupBy: { completed: false }, count: { id: 1 }, sum: { priority: 2 } },
+      { groupBy: { completed: true }, count: { id: 2 }, sum: { priority: 4 } }
+    ])
+    // Every item was created on 2026-01-01; the filter's bounds decide which days the series answers.
+    const byDay = `query($filter: TodoItemAggregateFilter) {
+      todoItemAggregate(filter: $filter) { groupBy { created(by: DAY, fill: {}) } count { id } }
+    }`
+    const series = async (lower: string, upper: string) =>
+      (await request(byDay, { created: { between: { lower, upper } } })).map(
+        (group: { groupBy: { created: string }; count: { id: number } }) => [group.groupBy.created.slice(0, 10), group.count.id]
+      )
+    assert.deepEqual(await series('2025-12-30T00:00:00.000Z', '2026-01-01T12:00:00.000Z'), [
+      ['2025-12-30', 0],
+      ['2025-12-31', 0],
+      ['2026-01-01', 5]
+    ])
+    assert.deepEqual(await series('2026-01-01T00:00:00.000Z', '2026-01-02T12:00:00.000Z'), [
+      ['2026-01-01', 5],
+      ['2026-01-02', 0]
+    ])
+  })
+
   it('reads by id', async () => {
     for (const [index, id] of ids.entries()) {
       const response = await env.server.http('GET', `/todo-items/${id}`)

@@ -241,10 +241,14 @@ export function compileAggregate(
   return {
     query,
     needsSqliteFunctions: plan.zones.length > 0 && buckets.needsFunction === true,
-    decode: (result) => {
-      if (paging) return partition ? decodePartitions(plan, result) : decodePage(plan, result)
-      if (result.length > plan.maxGroups) throw tooManyGroups(plan)
-      return partition ? decodePartitions(plan, result) : decodeResponses(plan, result)
-    }
+    decode: (result) => decodeAggregateRows(plan, result)
   }
+}
+
+/** The answer to `plan` from the rows of its statement (compiled for `plan` or for one of the same shape). */
+export function decodeAggregateRows(plan: AggregatePlan, result: Rows) {
+  const { paging, partition } = plan
+  if (paging) return partition ? decodePartitions(plan, result) : decodePage(plan, result)
+  if (result.length > plan.maxGroups) throw tooManyGroups(plan)
+  return partition ? decodePartitions(plan, result) : decodeResponses(plan, result)
 }

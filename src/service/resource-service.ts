@@ -36,7 +36,7 @@ import { andFilters } from '../query/filters'
 import { runQuery } from './database-errors'
 import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
-import { compileAggregate } from '../aggregate/compile'
+import { compileAggregate, decodeAggregateRows } from '../aggregate/compile'
 import { shouldIgnoreGroupIndexes, tableIndexes } from '../aggregate/group-index'
 import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
 import { withSqliteFunctions } from '../aggregate/sqlite-functions'
@@ -657,16 +657,32 @@ export class ResourceService {
     // Partitioned by the links' key when a many-to-many relation's records are aggregated per parent.
     if (link) plan.partition = { field: link.foreignKey, column: storedColumn(link.target, link.foreignKey), alias: PARTITION_ALIAS }
     const knex = this.knex(scoped)
-    const table =
-      !link && this.target.dialect.name === 'mysql' && (await this.ignoresGroupIndexes(plan))
+    const withoutGroupIndexes = !link && this.target.dialect.name === 'mysql' && (await this.ignoresGroupIndexes(plan))
+    const visible = await this.visible(scoped, filter, link)
+    const compile = (bound: readonly unknown[]) => {
+      const table = withoutGroupIndexes
         ? knex.from(knex.raw('?? USE INDEX FOR GROUP BY ()', [this.resource.table]))
         : knex(this.resource.table)
-    const visible = await this.visible(scoped, filter, link)
-    const builder = this.whereVisible(link ? this.joinLink(table, link) : table, visible)
-    const compiled = compileAggregate(knex, builder, this.target, plan, this.limits)
-    const run = (query: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(query)
-    const rows = compiled.needsSqliteFunctions ? await withSqliteFunctions(knex, compiled.query, run) : await run(compiled.query)
-    return compiled.decode(rows)
+      const builder = this.whereVisible(link ? this.joinLink(table, link) : table, visible, bound)
+      return compileAggregate(knex, builder, this.target, plan, this.limits)
+    }
+    // Time zones on SQLite need functions on the statement's connection, and a many-to-many link joins a
+    // table of its own: those are built for each call, as every aggregate once was.
+    if (link || (plan.zones.length > 0 && this.target.dialect.name === 'sqlite')) {
+      const compiled = compile(visible.values)
+      const run = (query: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(query)
+      const rows = compiled.needsSqliteFunctions
+        ? await withSqliteFunctions(knex, compiled.query, run)
+        : await run(compiled.query)
+      return compiled.decode(rows)
+    }
+    // The statement depends on the request (grouping, functions, having, order, paging, zones), on the series a
+    // fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
+    // from call to call of one dashboard's aggregate, so they are bound into a statement compiled once.
+    const fillKeys = plan.fill ? JSON.stringify(plan.fill.keys) : ''
+    const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}`
+    const rows = await this.runCompiled(scoped, shape, visible.values, (bound) => compile(bound).query)
+    return decodeAggregateRows(plan, rows)
   }
 
   /** Feathers calls it once the app is set up: what the first aggregate would otherwise wait for. */
