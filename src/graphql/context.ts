@@ -18,7 +18,7 @@ import {
   type ResourceService
 } from '../service/resource-service'
 import { inAmbientTransaction } from '../service/transaction'
-import { concurrencyLimit, type ConcurrencyLimit } from './concurrency'
+import { ConcurrencyLimit } from './concurrency'
 import { RelationLoaders } from './loaders'
 
 /** The service methods GraphQL reads and writes through. */
@@ -64,11 +64,11 @@ class LimitedService implements GraphqlService {
   ) {}
 
   find(params?: ResourceParams) {
-    return this.limited(() => this.service.find(params))
+    return this.limited.run(() => this.service.find(params))
   }
 
   get(id: Id, params?: ResourceParams) {
-    return this.limited(() => this.service.get(id, params))
+    return this.limited.run(() => this.service.get(id, params))
   }
 
   aggregate(request: AggregateRequest & { partitionBy: string }, params?: ResourceParams): Promise<PartitionedAggregates>
@@ -82,7 +82,7 @@ class LimitedService implements GraphqlService {
     params?: ResourceParams
   ): Promise<AggregateResponse[] | AggregatePage | PartitionedAggregates>
   aggregate(request: AggregateRequest, params?: ResourceParams) {
-    return this.limited(() => this.service.aggregate(request, params))
+    return this.limited.run(() => this.service.aggregate(request, params))
   }
 
   create(data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
@@ -140,7 +140,7 @@ class RequestContext implements ServiceCaller {
     concurrentCalls: number,
     readonly events?: SubscriptionSource
   ) {
-    this.limited = concurrencyLimit(concurrentCalls)
+    this.limited = new ConcurrencyLimit(concurrentCalls)
     this.loaders = new RelationLoaders(this)
   }
 
