@@ -1,8 +1,9 @@
 import autocannon from 'autocannon'
 import { readFileSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { benchDatabase, benchDatabaseNames, seedSubTasks, seedTodoItems } from './support/databases'
-import { formatMb, rssOf, sampleRss, startScript } from './support/processes'
+import { benchDatabase, benchDatabaseNames } from './support/databases'
+import { formatMb, rssOf, sampleRss } from './support/processes'
+import { startServerPair } from './support/server-pair'
 
 /**
  * What holds the example server's memory against the baseline's: both servers (as in bench:http) take the
@@ -78,25 +79,23 @@ async function probe(port: number): Promise<Probe> {
 async function main() {
   for (const name of benchDatabaseNames()) {
     const database = await benchDatabase(name)
-    const started = [
-      startScript('support/example-server.ts', { DATABASE_URL: database.url }, ['--expose-gc']),
-      startScript('support/baseline-server.ts', { DATABASE_URL: database.url }, ['--expose-gc'])
-    ]
+    let stop = () => {}
     try {
-      await seedTodoItems(database.db, 10_000, { spanDays: 730 })
-      await seedSubTasks(database.db, 10)
-      const ports = (await Promise.all(started.map((script) => script.ready))).map(({ payload }) => Number(payload))
+      const pair = await startServerPair(database, 10_000)
+      stop = pair.stop
+      const servers = [pair.server, pair.baseline]
+      const ports = servers.map((server) => server.port)
       const peaks: number[] = []
-      const idle = started.map((script) => rssOf(script.child.pid!))
+      const idle = servers.map((server) => rssOf(server.pid))
       for (const [index, requests] of [LOAD.server, LOAD.baseline].entries()) {
-        const sampler = sampleRss(started[index].child.pid!, 100)
+        const sampler = sampleRss(servers[index].pid, 100)
         await autocannon({ url: `http://127.0.0.1:${ports[index]}`, connections, duration: seconds, requests })
         sampler.stop()
         peaks.push(sampler.peak())
       }
       // RSS once the garbage is collected, read before the snapshot (writing one takes memory of its own).
       for (const port of ports) await fetch(`http://127.0.0.1:${port}/__gc`)
-      const rss = started.map((script) => rssOf(script.child.pid!))
+      const rss = servers.map((server) => rssOf(server.pid))
       const [ours, theirs] = await Promise.all(ports.map(probe))
       console.log(`\n${name}: ${seconds} s at ${connections} connections each (GraphQL list with sub tasks, REST list)`)
       const rows: string[][] = [
@@ -129,7 +128,7 @@ async function main() {
       }
       for (const { snapshot } of [ours, theirs]) rmSync(dirname(snapshot), { recursive: true, force: true })
     } finally {
-      for (const script of started) script.child.kill()
+      stop()
       await database.drop()
     }
   }

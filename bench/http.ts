@@ -1,6 +1,7 @@
 import autocannon from 'autocannon'
-import { benchDatabase, benchDatabaseNames, seedSubTasks, seedTodoItems } from './support/databases'
-import { cpuMicrosOf, formatMb, rssOf, sampleRss, startScript } from './support/processes'
+import { benchDatabase, benchDatabaseNames } from './support/databases'
+import { cpuMicrosOf, formatMb, rssOf, sampleRss } from './support/processes'
+import { startServerPair } from './support/server-pair'
 
 /**
  * HTTP benchmarks: the example server against a minimal Koa + knex handler running the same SQL, both in
@@ -167,20 +168,14 @@ async function main() {
   const memory: string[][] = []
   for (const name of benchDatabaseNames()) {
     const database = await benchDatabase(name)
-    const started = [
-      startScript('support/example-server.ts', { DATABASE_URL: database.url }, ['--expose-gc']),
-      startScript('support/baseline-server.ts', { DATABASE_URL: database.url }, ['--expose-gc'])
-    ]
+    let stop = () => {}
     try {
-      // 730 days of items, so that grouping by day gives as many groups as in the issue's measurements.
-      await seedTodoItems(database.db, items, { spanDays: 730 })
-      await seedSubTasks(database.db, 10)
-      const [server, baseline] = await Promise.all(started.map((script) => script.ready))
-      const [port, baselinePort] = [Number(server.payload), Number(baseline.payload)]
-      const ours = { port, pid: server.child.pid! }
-      const theirs = { port: baselinePort, pid: baseline.child.pid! }
-      const idle = [rssOf(server.child.pid!), rssOf(baseline.child.pid!)]
-      const samplers = [sampleRss(server.child.pid!, 100), sampleRss(baseline.child.pid!, 100)]
+      const pair = await startServerPair(database, items)
+      stop = pair.stop
+      const { server: ours, baseline: theirs } = pair
+      const [port, baselinePort] = [ours.port, theirs.port]
+      const idle = [rssOf(ours.pid), rssOf(theirs.pid)]
+      const samplers = [sampleRss(ours.pid, 100), sampleRss(theirs.pid, 100)]
       for (const scenario of scenarios.filter((each) => each.name.includes(only))) {
         await checkSameAnswer(scenario, port, baselinePort)
         // Warm-up of both (JIT, statement caches), then the rounds.
@@ -231,7 +226,7 @@ async function main() {
         collected.map((usage) => `${formatMb(usage.rss)} (heap ${formatMb(usage.heapUsed)})`).join(' / ')
       ])
     } finally {
-      for (const script of started) script.child.kill()
+      stop()
       await database.drop()
     }
   }
