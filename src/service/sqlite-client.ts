@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import type { QueryEventSource } from './query-events'
 
 /** What the plugin does on SQLite through better-sqlite3, whose statements run on the event loop. */
 export interface SqliteOptions {
@@ -16,7 +17,7 @@ export interface SqliteOptions {
 }
 
 /** The parts of knex's better-sqlite3 client (or a transaction's client) that the plugin uses itself. */
-export interface BetterSqliteClient {
+export interface BetterSqliteClient extends QueryEventSource {
   driverName: 'better-sqlite3'
   /** The pool's next free connection, or a transaction's own connection. */
   acquireConnection(): Promise<unknown>
@@ -25,7 +26,6 @@ export interface BetterSqliteClient {
   _formatBindings(bindings: readonly unknown[]): unknown[]
   /** The application's `postProcessResponse` knex option, applied to every result. */
   postProcessResponse(response: unknown, queryContext: unknown): unknown
-  emit(event: 'query', query: object): boolean
   /** What `knex.transaction(work, config)` creates: a knex Transaction, which begins on a later tick. */
   transaction(work: (trx: Knex.Transaction) => unknown, config: object): Knex.Transaction
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import { betterSqliteClient, type BetterSqliteClient } from './sqlite-client'
+import { queryUid, reportResponse } from './query-events'
 
 /** A better-sqlite3 connection, as far as the plugin's own reads use it. */
 interface PreparingConnection {
@@ -63,18 +64,22 @@ export function preparesStatements(db: Knex) {
  * transaction, on the connection's statement for that text. Only the plugin's statements are kept: the
  * knex instance and its connections stay as the application made them. As knex would, it binds the values
  * the way knex's better-sqlite3 client does, applies the `postProcessResponse` option and reports the
- * statement to `knex.on('query')` listeners.
+ * statement to `knex.on('query')` and its result to `knex.on('query-response')` listeners, under a query id
+ * of its own.
  */
 export async function allPrepared(knex: Knex, sql: string, bindings: unknown[], maxBytes: number) {
   const client = knex.client as BetterSqliteClient
   const connection = (await client.acquireConnection()) as PreparingConnection
   try {
     const { __knexUid, __knexTxId } = connection
-    client.emit('query', { __knexUid, __knexTxId, method: 'raw', sql, bindings })
+    const query = { method: 'raw', sql, bindings, __knexQueryUid: queryUid() }
+    client.emit('query', { __knexUid, __knexTxId, ...query })
     let prepared = preparedBy.get(connection)
     if (!prepared) preparedBy.set(connection, (prepared = new PreparedStatements(connection)))
     const rows = prepared.get(sql, maxBytes).all(client._formatBindings(bindings))
-    return client.postProcessResponse(rows, undefined) as Array<Record<string, unknown>>
+    const response = client.postProcessResponse(rows, undefined) as Array<Record<string, unknown>>
+    reportResponse(client, connection, query, response)
+    return response
   } finally {
     await client.releaseConnection(connection)
   }
