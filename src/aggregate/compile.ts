@@ -157,11 +157,9 @@ function orderSql(plan: AggregatePlan, table: string) {
   return { sql: sql.join(', '), bindings }
 }
 
-export interface CompiledAggregate {
-  query: Knex.QueryBuilder
-  /** The statement needs the plugin's SQLite functions on its connection (see `sqlite-functions.ts`). */
-  needsSqliteFunctions: boolean
-  decode(rows: Rows): AggregateResponse[] | AggregatePage | PartitionedAggregates
+/** Whether the plan's statement needs the plugin's SQLite functions on its connection (see `sqlite-functions.ts`). */
+export function needsSqliteFunctions(knex: Knex, target: SqlTarget, plan: AggregatePlan) {
+  return plan.zones.length > 0 && dateBucketsOf(knex, target.dialect).needsFunction === true
 }
 
 /**
@@ -178,7 +176,7 @@ function tooManyGroups(plan: AggregatePlan) {
 
 /**
  * Turns a planned aggregate into one statement over `builder` (which already holds the WHERE clause: scope,
- * filter, soft delete) and the decoder of its rows:
+ * filter, soft delete); `decodeAggregateRows` reads its rows:
  *
  *   SELECT * FROM (SELECT keys, aggregates FROM table WHERE ... GROUP BY keys) AS __fq_groups
  *   WHERE <having> ORDER BY <sorting>, <keys> LIMIT <page + 1 | maxGroups + 1> OFFSET <offset>
@@ -193,7 +191,7 @@ export function compileAggregate(
   target: SqlTarget,
   plan: AggregatePlan,
   limits: Readonly<Required<QueryLimits>>
-): CompiledAggregate {
+): Knex.QueryBuilder {
   const buckets = dateBucketsOf(knex, target.dialect)
   let source = groupedRows(knex, builder, target, buckets, plan)
   if (buckets.nameAfterGrouping && plan.groups.some((group) => group.bucket)) {
@@ -238,15 +236,14 @@ export function compileAggregate(
     if (buckets.zoneUnknown)
       query.select(knex.raw('? AS ??', [buckets.zoneUnknown(zone), `${ZONE_UNKNOWN}${index}`]))
   })
-  return {
-    query,
-    needsSqliteFunctions: plan.zones.length > 0 && buckets.needsFunction === true,
-    decode: (result) => decodeAggregateRows(plan, result)
-  }
+  return query
 }
 
 /** The answer to `plan` from the rows of its statement (compiled for `plan` or for one of the same shape). */
-export function decodeAggregateRows(plan: AggregatePlan, result: Rows) {
+export function decodeAggregateRows(
+  plan: AggregatePlan,
+  result: Rows
+): AggregateResponse[] | AggregatePage | PartitionedAggregates {
   const { paging, partition } = plan
   if (paging) return partition ? decodePartitions(plan, result) : decodePage(plan, result)
   if (result.length > plan.maxGroups) throw tooManyGroups(plan)

@@ -36,7 +36,7 @@ import { andFilters } from '../query/filters'
 import { runQuery } from './database-errors'
 import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
-import { compileAggregate, decodeAggregateRows } from '../aggregate/compile'
+import { compileAggregate, decodeAggregateRows, needsSqliteFunctions } from '../aggregate/compile'
 import { shouldIgnoreGroupIndexes, tableIndexes } from '../aggregate/group-index'
 import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
 import { withSqliteFunctions } from '../aggregate/sqlite-functions'
@@ -668,20 +668,19 @@ export class ResourceService {
     }
     // Time zones on SQLite need functions on the statement's connection, and a many-to-many link joins a
     // table of its own: those are built for each call, as every aggregate once was.
-    if (link || (plan.zones.length > 0 && this.target.dialect.name === 'sqlite')) {
-      const compiled = compile(visible.values)
-      const run = (query: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(query)
-      const rows = compiled.needsSqliteFunctions
-        ? await withSqliteFunctions(knex, compiled.query, run)
-        : await run(compiled.query)
-      return compiled.decode(rows)
+    const needsFunctions = needsSqliteFunctions(knex, this.target, plan)
+    if (link || needsFunctions) {
+      const query = compile(visible.values)
+      const run = (built: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(built)
+      const rows = needsFunctions ? await withSqliteFunctions(knex, query, run) : await run(query)
+      return decodeAggregateRows(plan, rows)
     }
     // The statement depends on the request (grouping, functions, having, order, paging, zones), on the series a
     // fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
     // from call to call of one dashboard's aggregate, so they are bound into a statement compiled once.
     const fillKeys = plan.fill ? JSON.stringify(plan.fill.keys) : ''
     const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}`
-    const rows = await this.runCompiled(scoped, shape, visible.values, (bound) => compile(bound).query)
+    const rows = await this.runCompiled(scoped, shape, visible.values, compile)
     return decodeAggregateRows(plan, rows)
   }
 
