@@ -50,13 +50,15 @@ export function parseIsoDate(text: string): number {
   return daysFromCivil(year, month, day) * DAY + time - sign * (offsetHours * 60 + offsetMinutes) * 60_000
 }
 
-const two = (n: number) => (n < 10 ? `0${n}` : `${n}`)
-const three = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`)
+/** The character code of a decimal digit. */
+const digit = (n: number) => 48 + n
 
 /**
- * `new Date(ms).toISOString()`, three times faster: every date of every record passes through here, and
- * allocating a Date to format it is a measurable part of serving a page. The calendar arithmetic is the
- * proleptic Gregorian days-to-civil conversion; outside four-digit years Date does it.
+ * `new Date(ms).toISOString()`, faster: every date of every record passes through here, and allocating a Date
+ * to format it is a measurable part of serving a page. The calendar arithmetic is the proleptic Gregorian
+ * days-to-civil conversion; outside four-digit years Date does it. The text is made in one allocation from
+ * its character codes: joining its parts with `+` or a template made a string per step (about 470 bytes of
+ * garbage per date, a third of what a GraphQL page allocated).
  */
 export function isoDate(ms: number): string {
   if (!Number.isInteger(ms) || ms < FIRST || ms > LAST) return new Date(ms).toISOString()
@@ -79,6 +81,14 @@ export function isoDate(ms: number): string {
   const minutes = Math.floor(rest / 60_000)
   rest -= minutes * 60_000
   const seconds = Math.floor(rest / 1000)
-  const yyyy = year < 1000 ? `000${year}`.slice(-4) : `${year}`
-  return `${yyyy}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${three(rest - seconds * 1000)}Z`
+  const millis = rest - seconds * 1000
+  // prettier-ignore
+  return String.fromCharCode(
+    digit(Math.floor(year / 1000)), digit(Math.floor(year / 100) % 10), digit(Math.floor(year / 10) % 10),
+    digit(year % 10), 45 /* - */, digit(Math.floor(month / 10)), digit(month % 10), 45 /* - */,
+    digit(Math.floor(day / 10)), digit(day % 10), 84 /* T */, digit(Math.floor(hours / 10)), digit(hours % 10),
+    58 /* : */, digit(Math.floor(minutes / 10)), digit(minutes % 10), 58 /* : */, digit(Math.floor(seconds / 10)),
+    digit(seconds % 10), 46 /* . */, digit(Math.floor(millis / 100)), digit(Math.floor(millis / 10) % 10),
+    digit(millis % 10), 90 /* Z */
+  )
 }
