@@ -20,8 +20,11 @@ import type { ResourceRecord } from '../service/resource-service'
 import type { CollectionRequest } from './collection-args'
 import type { ServiceCaller } from './context'
 
-/** The JSON of each relation request, which parents of one page share (see `sameRequest`). */
-const requestKeys = new WeakMap<CollectionRequest, string>()
+/**
+ * The loader key of each relation request, which parents of one page share (see `sameRequest`): made once,
+ * not once per parent (a string of the request's JSON, hashed again for every lookup when made anew).
+ */
+const requestKeys = new WeakMap<CollectionRequest, { relation: ResolvedManyRelation; key: string }>()
 
 /** Parents per statement; well below the SQL compiler's limit on `in` lists. */
 export const MAX_BATCH = 500
@@ -120,13 +123,12 @@ export class RelationLoaders {
   many(relation: ResolvedManyRelation, request: CollectionRequest) {
     const { target } = relation
     const parentKey = parentKeyField(relation)
-    let json = requestKeys.get(request)
-    if (json === undefined) {
-      json = JSON.stringify(request)
-      requestKeys.set(request, json)
+    let known = requestKeys.get(request)
+    if (known?.relation !== relation) {
+      known = { relation, key: `many:${relationKey(relation)}:${JSON.stringify(request)}` }
+      requestKeys.set(request, known)
     }
-    const key = `many:${relationKey(relation)}:${json}`
-    return this.loader<Page<ResourceRecord>>(key, async (parentIds) => {
+    return this.loader<Page<ResourceRecord>>(known.key, async (parentIds) => {
       const keys = parentIds.map((id) => asForeignKey(parentKey, id))
       const parents = parentsOf(relation, keys)
       const result = (await this.caller.service(target).find(

@@ -24,20 +24,35 @@ import { MAX_BATCH } from './loaders'
 
 type FieldConfig = GraphQLFieldConfig<ResourceRecord, GraphqlContext>
 
+type FieldNodes = GraphQLResolveInfo['fieldNodes']
+
 /** The last request each relation field made, by the JSON of its arguments. */
-const lastRequests = new WeakMap<GraphQLResolveInfo['fieldNodes'], { args: string; request: CollectionRequest }>()
+const lastRequests = new WeakMap<FieldNodes, { args: string; request: CollectionRequest }>()
+
+/** The request each relation field worked out in one execution (one GraphQL context), by its field nodes. */
+const executionRequests = new WeakMap<GraphqlContext, Map<FieldNodes, CollectionRequest>>()
 
 /**
  * The relation field resolves once per parent, with the same arguments for every parent of a page: the request
- * (filter, sorting and window checked, selection read) is worked out once and shared. One slot per field, so
- * nothing accumulates across requests.
+ * (filter, sorting and window checked, selection read) is worked out once and shared. Within one execution a
+ * field's arguments cannot differ between parents (they come from its nodes and the operation's variables), so
+ * the parents after the first find it by the field's nodes alone; across executions the same document's field
+ * finds the last request it made when its arguments' JSON is the same. One slot per field, so nothing
+ * accumulates across requests.
  */
-function sameRequest(info: GraphQLResolveInfo, args: unknown, build: () => CollectionRequest) {
+function sameRequest(context: GraphqlContext, info: GraphQLResolveInfo, args: unknown, build: () => CollectionRequest) {
+  let requests = executionRequests.get(context)
+  if (!requests) executionRequests.set(context, (requests = new Map()))
+  let request = requests.get(info.fieldNodes)
+  if (request) return request
   const json = JSON.stringify(args)
   const last = lastRequests.get(info.fieldNodes)
-  if (last && last.args === json) return last.request
-  const request = build()
-  lastRequests.set(info.fieldNodes, { args: json, request })
+  if (last && last.args === json) request = last.request
+  else {
+    request = build()
+    lastRequests.set(info.fieldNodes, { args: json, request })
+  }
+  requests.set(info.fieldNodes, request)
   return request
 }
 
@@ -58,7 +73,7 @@ function manyRelationField(
       type: collectionType(types, { paging, name, target, node: () => objectType(types, target) }),
       args: collectionArgs(types, target, paging),
       async resolve(parent, args, context, info) {
-        const request = sameRequest(info, args, () =>
+        const request = sameRequest(context, info, args, () =>
           collectionRequest(target, args, info, { paging, connection: name })
         )
         const page = await context.loaders.many(relation, request).load(parent[resource.idField.name])

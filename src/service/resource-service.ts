@@ -489,13 +489,12 @@ export class ResourceService {
     const data: ResourceRecord[] = []
     const partitions: Partition[] = []
     let current: Partition | undefined
-    let currentKey: string | undefined
     for (const row of rows) {
+      // Decoded keys are strings, numbers or booleans: equal keys are ===.
       const key = decodeValue(partitionField.kind, row[partitionKey])
-      if (current === undefined || String(key) !== currentKey) {
+      if (current === undefined || key !== current.key) {
         current = { key, start: data.length, end: data.length, hasNextPage: false }
         if (query.totalCount) current.total = Number(row[PARTITION_TOTAL])
-        currentKey = String(key)
         partitions.push(current)
       }
       if (current.end - current.start === limit) {
