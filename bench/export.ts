@@ -1,11 +1,13 @@
 import http from 'node:http'
 import { benchDatabase, benchDatabaseNames, seedTodoItems } from './support/databases'
 import { formatMb, sampleRss, startScript, rssOf } from './support/processes'
+import { COMPARED_BYTES } from './support/export-baseline'
 
 /**
  * CSV export benchmark: N todo items exported over HTTP by the example server, against a baseline that
- * streams the same SELECT through knex into csv-stringify with no HTTP. Both run in their own process;
- * the figures are rows/s and peak RSS growth during the export.
+ * streams the same SELECT through knex into csv-stringify with no HTTP and writes the same file (checked:
+ * the first rows of both must be equal but for the computed `age`, which depends on the clock). Both run in
+ * their own process; the figures are rows/s and peak RSS growth during the export.
  *
  *   npm run bench:export -- --rows 1000000      (MariaDB with MYSQL_URL, PostgreSQL with PG_URL)
  */
@@ -15,20 +17,26 @@ interface Measure {
   seconds: number
   rows: number
   rssGrowth: number
+  /** The file's first bytes. */
+  head: string
 }
 
-/** Downloads the export, counting lines without keeping them. */
-function download(port: number): Promise<{ seconds: number; lines: number }> {
+/** Downloads the export, counting lines and keeping only the first bytes. */
+function download(port: number): Promise<{ seconds: number; lines: number; head: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
     let lines = 0
+    let head = ''
     http
       .get({ host: '127.0.0.1', port, path: '/todo-items/export' }, (response) => {
         if (response.statusCode !== 200) reject(new Error(`export answered ${response.statusCode}`))
         response.on('data', (chunk: Buffer) => {
+          if (head.length < COMPARED_BYTES) head += chunk.toString().slice(0, COMPARED_BYTES - head.length)
           for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, index + 1)) lines++
         })
-        response.on('end', () => resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, lines }))
+        response.on('end', () =>
+          resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, lines, head })
+        )
         response.on('error', reject)
       })
       .on('error', reject)
@@ -42,10 +50,10 @@ async function measureServer(url: string): Promise<Measure> {
     // A warm-up export of the first rows would skew nothing here; memory is read relative to idle.
     const idle = rssOf(child.pid!)
     const sampler = sampleRss(child.pid!)
-    const { seconds, lines } = await download(Number(payload))
+    const { seconds, lines, head } = await download(Number(payload))
     sampler.stop()
     // Header and records may contain quoted newlines; the seeded data has none.
-    return { seconds, rows: lines - 1, rssGrowth: sampler.peak() - idle }
+    return { seconds, rows: lines - 1, rssGrowth: sampler.peak() - idle, head }
   } finally {
     child.kill()
   }
@@ -67,10 +75,28 @@ async function measureBaseline(url: string): Promise<Measure> {
     child.on('exit', (code) => code && reject(new Error(`baseline exited with ${code}`)))
   })
   child.send('go')
-  const result = JSON.parse(await done) as { seconds: number }
+  const result = JSON.parse(await done) as { seconds: number; head: string }
   sampler.stop()
   child.kill()
-  return { seconds: result.seconds, rows, rssGrowth: sampler.peak() - idle }
+  return { seconds: result.seconds, rows, rssGrowth: sampler.peak() - idle, head: result.head }
+}
+
+/**
+ * Throws unless both files begin with the same header and the same records, the `age` column aside (each
+ * side computes it from its own clock). Complete lines only: the kept bytes end inside a record.
+ */
+function checkSameFile(server: string, baseline: string) {
+  const lines = (text: string) => text.split('\n').slice(0, -1)
+  const [ours, theirs] = [lines(server), lines(baseline)]
+  // `age` follows `updated`, the only date followed by a number.
+  const withoutAge = (line: string) => line.replace(/Z,-?\d+,/, 'Z,,')
+  const compared = Math.min(ours.length, theirs.length)
+  if (compared < 100) throw new Error(`only ${compared} lines to compare`)
+  for (let index = 0; index < compared; index++) {
+    if (withoutAge(ours[index]) !== withoutAge(theirs[index])) {
+      throw new Error(`line ${index + 1} differs:\n  export:   ${ours[index]}\n  baseline: ${theirs[index]}`)
+    }
+  }
 }
 
 async function bestOf(runs: number, measure: () => Promise<Measure>) {
@@ -91,6 +117,7 @@ async function main() {
       const baseline = await bestOf(3, () => measureBaseline(database.url))
       const server = await bestOf(3, () => measureServer(database.url))
       if (server.rows !== rows) throw new Error(`export returned ${server.rows} rows, expected ${rows}`)
+      checkSameFile(server.head, baseline.head)
       const rate = (measure: Measure) => measure.rows / measure.seconds
       table.push([
         name,
