@@ -1,7 +1,6 @@
 import type { Application } from '@feathersjs/koa'
 import type { Response } from 'graphql-http'
-import { createHandler } from 'graphql-http/lib/use/koa'
-import type { IncomingMessage } from 'node:http'
+import { createHandler, type RequestContext } from 'graphql-http/lib/use/koa'
 import type { Context, Next } from '../koa'
 import type { ResolvedResource } from '../resource/resolve'
 import { createGraphqlContext, type GraphqlContext } from './context'
@@ -55,15 +54,6 @@ export function graphqlMiddleware(
     validateWithCode,
     limits.documentCacheBytes
   )
-  // graphql-http hands the context factory its own request object; the Koa context is found through it.
-  const koaContexts = new WeakMap<IncomingMessage, Context>()
-  /**
-   * graphql-http serializes every response through a JSON replacer function, which makes V8 take its slow
-   * path: on a page of nested connections that costs more than executing it. A result without errors holds
-   * no Error for the replacer to rewrite, so it is serialized here, plainly, and put in place of the
-   * placeholder graphql-http answered with.
-   */
-  const serialized = new WeakMap<IncomingMessage, string>()
   const validationRules = [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))]
   const formatError = formatGraphqlError(log)
   const websocket =
@@ -88,12 +78,11 @@ export function graphqlMiddleware(
     validate: documents.validate,
     execute: compiledExecution(schema),
     validationRules,
-    context: (request) =>
-      createGraphqlContext(app, koaContexts.get(request.raw)!, limits.maxConcurrentStatements),
+    context: (request) => createGraphqlContext(app, koaContext(request), limits.maxConcurrentStatements),
     onOperation: (request, _args, result) => {
       if (result.errors) return dedupeErrors(result)
       try {
-        serialized.set(request.raw, JSON.stringify(result))
+        koaContext(request)[SERIALIZED] = JSON.stringify(result)
       } catch (error) {
         // A value JSON cannot hold, or a response past the longest string V8 makes (about 512 MB).
         log(error)
@@ -105,13 +94,33 @@ export function graphqlMiddleware(
   })
   const middleware = async (ctx: Context, next: Next) => {
     if (ctx.path !== path) return next()
-    koaContexts.set(ctx.req, ctx)
     await handle(ctx, next)
-    const body = serialized.get(ctx.req)
+    const body = (ctx as GraphqlKoaContext)[SERIALIZED]
     if (body !== undefined) ctx.body = body
     if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === '')) describeRefusal(ctx)
   }
   return Object.assign(middleware, { schema, path, websocket })
+}
+
+/**
+ * Where a result without errors waits, serialized, for the middleware. graphql-http serializes every
+ * response through a JSON replacer function, which makes V8 take its slow path: on a page of nested
+ * connections that costs more than executing it. Such a result holds no Error for the replacer to rewrite,
+ * so it is serialized plainly and put in place of the placeholder graphql-http answered with.
+ */
+const SERIALIZED = Symbol('feathers-query.graphqlBody')
+
+type GraphqlKoaContext = Context & { [SERIALIZED]?: string }
+
+/**
+ * The Koa context of a graphql-http request, from the context graphql-http's Koa adapter gives it (the Koa
+ * response). Not from a WeakMap of requests to contexts: a context refers to its request, and V8's young
+ * collections keep such an entry, and with it everything the request made, until a full collection. With
+ * one, the GraphQL list scenario's young collections found 1.8 MB alive each instead of 0.25 MB, promoted
+ * 11 KB per request instead of 0.3, and the server spent 158 µs of CPU per request instead of 125.
+ */
+function koaContext(request: { context: RequestContext }) {
+  return request.context.res.ctx as GraphqlKoaContext
 }
 
 const SERIALIZED_ELSEWHERE = { data: null }
