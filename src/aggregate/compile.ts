@@ -229,7 +229,10 @@ export function compileAggregate(
   } else {
     if (partition) rows.orderBy(`${GROUPS}.${partition.alias}`)
     if (order.sql) rows.orderByRaw(order.sql, order.bindings)
-    query = rows.limit((paging ? paging.limit : plan.maxGroups) + 1)
+    // The cap without paging is the resource's own, so it is written into the statement rather than bound: a
+    // statement that binds nothing goes to PostgreSQL as one simple query instead of parse, bind, describe
+    // and execute messages, each parsed back by the driver.
+    query = paging ? rows.limit(paging.limit + 1) : rows.limit(plan.maxGroups + 1, { skipBinding: true })
     if (paging?.offset) query.offset(paging.offset)
   }
   plan.zones.forEach((zone, index) => {
