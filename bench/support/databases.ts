@@ -92,8 +92,18 @@ export function benchDatabaseNames(): BenchDatabaseName[] {
     ...(process.env.MYSQL_URL ? ['mysql' as const] : []),
     ...(process.env.PG_URL ? ['postgres' as const] : [])
   ]
-  const picked = process.env.BENCH_DATABASES?.split(',')
-  return picked ? names.filter((name) => picked.includes(name)) : names
+  const picked = process.env.BENCH_DATABASES?.split(',').map((name) => name.trim())
+  if (!picked) return names
+  // A misspelt name would otherwise leave a database out in silence, or every one (an empty table).
+  const unknown = picked.filter((name) => !['sqlite', 'mysql', 'postgres'].includes(name))
+  if (unknown.length) {
+    throw new Error(`BENCH_DATABASES: unknown ${unknown.join(', ')}; use sqlite, mysql, postgres`)
+  }
+  const unset = picked.filter((name) => !names.includes(name as BenchDatabaseName))
+  if (unset.length) {
+    throw new Error(`BENCH_DATABASES names ${unset.join(', ')}, whose URL (MYSQL_URL, PG_URL) is not set`)
+  }
+  return names.filter((name) => picked.includes(name))
 }
 
 /** Gives every todo item `perParent` sub tasks. */
