@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader'
+import type { FieldNode } from 'graphql'
 import type {
   ResolvedField,
   ResolvedManyRelation,
@@ -100,6 +101,9 @@ function emptyPage(request: CollectionRequest): Page<ResourceRecord> {
  */
 export class RelationLoaders {
   private readonly loaders = new Map<string, DataLoader<unknown, unknown, string>>()
+
+  /** The request each relation field worked out in this execution, by its nodes (see `sameRequest`). */
+  readonly fieldRequests = new Map<readonly FieldNode[], CollectionRequest>()
 
   constructor(private readonly caller: ServiceCaller) {}
 

@@ -29,9 +29,6 @@ type FieldNodes = GraphQLResolveInfo['fieldNodes']
 /** The last request each relation field made, by the JSON of its arguments. */
 const lastRequests = new WeakMap<FieldNodes, { args: string; request: CollectionRequest }>()
 
-/** The request each relation field worked out in one execution (one GraphQL context), by its field nodes. */
-const executionRequests = new WeakMap<GraphqlContext, Map<FieldNodes, CollectionRequest>>()
-
 /**
  * The relation field resolves once per parent, with the same arguments for every parent of a page: the request
  * (filter, sorting and window checked, selection read) is worked out once and shared. Within one execution a
@@ -41,8 +38,8 @@ const executionRequests = new WeakMap<GraphqlContext, Map<FieldNodes, Collection
  * accumulates across requests.
  */
 function sameRequest(context: GraphqlContext, info: GraphQLResolveInfo, args: unknown, build: () => CollectionRequest) {
-  let requests = executionRequests.get(context)
-  if (!requests) executionRequests.set(context, (requests = new Map()))
+  // Kept by the execution's loaders, which a subscription makes anew for each event.
+  const requests = context.loaders.fieldRequests
   let request = requests.get(info.fieldNodes)
   if (request) return request
   const json = JSON.stringify(args)
