@@ -3,8 +3,11 @@ import type { Server } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { createApp } from '../example/app'
-import type { AggregateRequest, ResourceService } from '../src'
+import type { AggregateRequest, ResourceService } from 'feathers-query'
 import { benchDatabase, benchDatabaseNames, seedTodoItems, type BenchDatabaseName } from './support/databases'
+import { assertCompiledPlugin } from './support/compiled-plugin'
+
+assertCompiledPlugin()
 
 /**
  * Aggregate benchmark: N todo items aggregated through the service API (hooks, validation, SQL compilation,

@@ -2,6 +2,9 @@ import http from 'node:http'
 import { benchDatabase, benchDatabaseNames, seedTodoItems } from './support/databases'
 import { formatMb, sampleRss, startScript, rssOf } from './support/processes'
 import { COMPARED_BYTES } from './support/export-baseline'
+import { assertCompiledPlugin } from './support/compiled-plugin'
+
+assertCompiledPlugin()
 
 /**
  * CSV export benchmark: N todo items exported over HTTP by the example server, against a baseline that

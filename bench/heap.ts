@@ -4,6 +4,9 @@ import { dirname } from 'node:path'
 import { benchDatabase, benchDatabaseNames } from './support/databases'
 import { formatMb, rssOf, sampleRss } from './support/processes'
 import { startServerPair } from './support/server-pair'
+import { assertCompiledPlugin } from './support/compiled-plugin'
+
+assertCompiledPlugin()
 
 /**
  * What holds the example server's memory against the baseline's: both servers (as in bench:http) take the

@@ -2,6 +2,9 @@ import autocannon from 'autocannon'
 import { benchDatabase, benchDatabaseNames } from './support/databases'
 import { cpuMicrosOf, formatMb, rssOf, sampleRss } from './support/processes'
 import { startServerPair } from './support/server-pair'
+import { assertCompiledPlugin } from './support/compiled-plugin'
+
+assertCompiledPlugin()
 
 /**
  * HTTP benchmarks: the example server against a minimal Koa + knex handler running the same SQL, both in

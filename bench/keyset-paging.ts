@@ -4,8 +4,11 @@ import type { Server } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { todoItemResource } from '../example/resources/todo-item'
-import { defineResource, errorHandler, feathersQuery } from '../src'
+import { defineResource, errorHandler, feathersQuery } from 'feathers-query'
 import { benchDatabase, benchDatabaseNames, seedTodoItems } from './support/databases'
+import { assertCompiledPlugin } from './support/compiled-plugin'
+
+assertCompiledPlugin()
 
 /**
  * Keyset paging benchmark: N todo items paged through GraphQL over HTTP (in this process), the first page

@@ -5,6 +5,9 @@ import { feathersQuery } from 'feathers-query'
 import { todoItemResource } from '../example/resources/todo-item'
 import { subTaskResource } from '../example/resources/sub-task'
 import { benchDatabase, seedTodoItems } from './support/databases'
+import { assertCompiledPlugin } from './support/compiled-plugin'
+
+assertCompiledPlugin()
 
 /**
  * What reusing prepared statements (`sqlite.reuseStatements`, on by default) is worth on better-sqlite3:
