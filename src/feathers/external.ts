@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import type { ResolvedResource } from '../resource/resolve'
 import { ambientTransaction } from '../service/transaction'
 import type { ResourceParams, ResourceRecord } from '../service/resource-service'
+import { copyWith } from '../copy-with'
 
 /** The events of the write methods; the plugin emits them itself, with what clients may see. */
 export const WRITE_EVENTS: Record<string, string> = {
@@ -35,7 +36,7 @@ export function externalResult(context: HookContext, result: unknown, strip: Rec
   if (!result || typeof result !== 'object') return result
   if (Array.isArray(result)) return result.map(strip)
   const page = result as { data?: unknown }
-  if (context.method === 'find' && Array.isArray(page.data)) return { ...page, data: page.data.map(strip) }
+  if (context.method === 'find' && Array.isArray(page.data)) return copyWith(page, { data: page.data.map(strip) })
   return strip(result as ResourceRecord)
 }
 

@@ -21,6 +21,7 @@ import { filterInputType, filterIsRequired, toFilter } from './filter-input'
 import type { GraphqlSchemaPart, GraphqlTypes } from './types'
 import { withWork } from './field-work'
 import { aggregateBatchSize } from './loaders'
+import { copyWith } from '../copy-with'
 
 /** `[<Prefix>AggregateResponse!]!`: one entry per group, or exactly one without groupBy. */
 function responseListType(
@@ -90,7 +91,7 @@ function rootAggregateField(
       args: aggregateArgs(types, resource),
       description: `Count, distinct count, sum, average, minimum and maximum of ${resource.name} fields, optionally grouped, filtered by their aggregates, ordered and paged.`,
       async resolve(_source, args, context, info): Promise<AggregateResponse[]> {
-        const request = { ...aggregateRequestOf(info), ...argsRequest(args) }
+        const request = copyWith(aggregateRequestOf(info), argsRequest(args))
         const filter = toFilter(resource, args.filter)
         const result = await context.service(resource).aggregate(request, context.params({ filter }))
         return Array.isArray(result) ? result : (result as AggregatePage).data
@@ -156,12 +157,8 @@ function rootGroupsField(
       args: aggregateArgs(types, resource),
       description: `A page of ${resource.name} aggregate groups, with the number of groups.`,
       async resolve(_source, args, context, info) {
-        const asked = { ...aggregateRequestOf(info), ...argsRequest(args) }
-        const request = {
-          ...asked,
-          paging: asked.paging ?? {},
-          totalCount: selectsMember(info, 'totalCount')
-        }
+        const asked = copyWith(aggregateRequestOf(info), argsRequest(args))
+        const request = copyWith(asked, { paging: asked.paging ?? {}, totalCount: selectsMember(info, 'totalCount') })
         const filter = toFilter(resource, args.filter)
         const page = await context.service(resource).aggregate(request, context.params({ filter }))
         return {
@@ -193,7 +190,7 @@ function relationAggregateField(
       args: aggregateArgs(types, target),
       description: `Aggregates of this ${resource.name}'s ${relation.name}.`,
       resolve(parent, args, context, info) {
-        const request = { ...aggregateRequestOf(info), ...argsRequest(args) }
+        const request = copyWith(aggregateRequestOf(info), argsRequest(args))
         const filter = toFilter(target, args.filter)
         return context.loaders.aggregate(relation, request, filter).load(parent[resource.idField.name])
       }

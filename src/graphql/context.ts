@@ -20,6 +20,7 @@ import {
 import { inAmbientTransaction } from '../service/transaction'
 import { ConcurrencyLimit } from './concurrency'
 import { RelationLoaders } from './loaders'
+import { copyWith } from '../copy-with'
 
 /** The service methods GraphQL reads and writes through. */
 export type GraphqlService = Pick<ResourceService, 'find' | 'get' | 'aggregate' | 'create' | 'patch' | 'remove'>
@@ -110,7 +111,7 @@ class LimitedService implements GraphqlService {
  * alike. At most `concurrentCalls` of them run at once.
  */
 export function createGraphqlContext(app: Application, ctx: KoaContext, concurrentCalls: number): GraphqlContext {
-  const base: ResourceParams = { ...(ctx.feathers as object), headers: ctx.request.headers, provider: 'graphql' }
+  const base: ResourceParams = copyWith(ctx.feathers as object, { headers: ctx.request.headers, provider: 'graphql' })
   return new RequestContext(app, base, concurrentCalls)
 }
 
@@ -124,7 +125,7 @@ export function graphqlContextOf(
   concurrentCalls: number,
   events?: SubscriptionSource
 ): GraphqlContext {
-  return new RequestContext(app, { ...request, provider: 'graphql' }, concurrentCalls, events)
+  return new RequestContext(app, copyWith(request, { provider: 'graphql' }), concurrentCalls, events)
 }
 
 /** One operation's context: its params, its resources' services made on first use, its relation loaders. */
@@ -152,7 +153,7 @@ class RequestContext implements ServiceCaller {
   }
 
   params(query: ResourceQuery = {}): ResourceParams {
-    return { ...this.base, query, queryModel: true }
+    return copyWith(this.base, { query, queryModel: true })
   }
 
   inTransaction<T>(resource: ResolvedResource, work: () => Promise<T>): Promise<T> {

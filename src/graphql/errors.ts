@@ -1,5 +1,6 @@
 import { FeathersError } from '@feathersjs/errors'
 import { GraphQLError, parse, validate, type ExecutionResult, type ValidationRule } from 'graphql'
+import { copyWith } from '../copy-with'
 
 export type GraphqlErrorLogger = (error: unknown) => void
 
@@ -122,5 +123,5 @@ export function dedupeErrors(result: ExecutionResult): ExecutionResult {
     seen.add(error.originalError)
     return true
   })
-  return { ...result, errors }
+  return copyWith(result, { errors })
 }

@@ -20,6 +20,7 @@ import type {
 import type { ResourceRecord } from '../service/resource-service'
 import type { CollectionRequest } from './collection-args'
 import type { ServiceCaller } from './context'
+import { copyWith } from '../copy-with'
 
 /**
  * The loader key of each relation request, which parents of one page share (see `sameRequest`): made once,
@@ -176,7 +177,7 @@ export class RelationLoaders {
         const parents = parentsOf(relation, keys)
         const ofParents = andFilters(filter, parents.filter)
         const result = (await this.caller.service(target).aggregate(
-          { ...request, partitionBy: parents.query.partitionBy },
+          copyWith(request, { partitionBy: parents.query.partitionBy }),
           this.caller.params({ filter: ofParents, through: parents.query.through })
         )) as PartitionedAggregates
         const byParent = new Map(result.partitions.map(({ key: id, responses }) => [String(id), responses]))
@@ -197,7 +198,7 @@ export class RelationLoaders {
     return this.loader<ResourceRecord | null>(`one:${target.name}:${select?.join(',') ?? '*'}`, async (ids) => {
       const records = (await this.caller
         .service(target)
-        .find({ ...this.caller.params({ filter: { [id]: { in: ids.map(String) } }, select }), lookup: true })) as ResourceRecord[]
+        .find(copyWith(this.caller.params({ filter: { [id]: { in: ids.map(String) } }, select }), { lookup: true }))) as ResourceRecord[]
       const byId = new Map(records.map((record) => [String(record[id]), record]))
       return ids.map((value) => byId.get(String(value)) ?? null)
     })

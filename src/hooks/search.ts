@@ -4,6 +4,7 @@ import { checkUnicode } from '../resource/codec'
 import type { Filter } from '../query/model'
 import { andFilters } from '../query/filters'
 import type { ResourceParams } from '../service/resource-service'
+import { copyWith } from '../copy-with'
 
 export interface SearchOptions {
   /** Most words a search may have (default 10). */
@@ -33,9 +34,8 @@ export function searchFields(fields: string[], options: SearchOptions = {}) {
     const matches: Filter[] = words.map((word) => ({
       or: fields.map((field) => ({ [field]: { iLike: `%${word.replaceAll('\\', '\\\\')}%` } }))
     }))
-    context.params = {
-      ...params,
-      query: { ...params.query, filter: andFilters(params.query?.filter, ...matches) }
-    }
+    context.params = copyWith(params, {
+      query: copyWith(params.query, { filter: andFilters(params.query?.filter, ...matches) })
+    })
   }
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { encodeValue, type DbValue } from '../resource/codec'
 import type { SortTerm } from './compile-sort'
+import { copyWith } from '../copy-with'
 
 /**
  * Keyset paging: a page starts after (or ends before) a position in the order, given by the values of the
@@ -11,11 +12,12 @@ import type { SortTerm } from './compile-sort'
 
 /** The order read backwards: what precedes a record in `terms` follows it in these, NULLs included. */
 export function reversedTerms(terms: SortTerm[]): SortTerm[] {
-  return terms.map((term) => ({
-    ...term,
-    direction: term.direction === 'ASC' ? ('DESC' as const) : ('ASC' as const),
-    nullsFirst: !term.nullsFirst
-  }))
+  return terms.map((term) =>
+    copyWith(term, {
+      direction: term.direction === 'ASC' ? ('DESC' as const) : ('ASC' as const),
+      nullsFirst: !term.nullsFirst
+    })
+  )
 }
 
 /** The values a record holds in the terms' fields, by field name: where it stands in the order. */

@@ -201,10 +201,8 @@ export function aggregateQueryParser(resource: ResolvedResource) {
     if (query.sort !== undefined) request.sorting = sortingOf(query.sort)
     // totalCount alone pages from the first group, as GraphQL's todoItemAggregateGroups does without paging.
     if (query.limit !== undefined || query.offset !== undefined || query.totalCount === true) {
-      request.paging = {
-        ...(query.limit === undefined ? {} : { limit: query.limit as number }),
-        offset: (query.offset as number) ?? 0
-      }
+      request.paging = { offset: (query.offset as number) ?? 0 }
+      if (query.limit !== undefined) request.paging.limit = query.limit as number
     }
     if (query.totalCount !== undefined) request.totalCount = query.totalCount as boolean
     return { request, filter, format: (query.format as 'json' | 'csv') ?? 'json' }

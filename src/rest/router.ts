@@ -15,6 +15,7 @@ import { requireJsonObject } from './request-body'
 import { checkQueryString } from './query-string'
 import { exportRoute } from '../export/route'
 import { aggregateRoute } from './aggregate-route'
+import { copyWith } from '../copy-with'
 
 /** `:id` unless the endpoint sets its own path, which must still carry the id. */
 export function memberPath(resource: ResolvedResource, path: string | undefined, option: string) {
@@ -61,7 +62,7 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
     base,
     spec(true, async (ctx) => {
       const request = parseList(ctx.query)
-      const query = { ...request, totalCount: resource.query.enableTotalCount && strategy === 'offset' }
+      const query = copyWith(request, { totalCount: resource.query.enableTotalCount && strategy === 'offset' })
       const result = await externalCall(service(), 'find', [restParams(ctx, query)])
       if (Array.isArray(result)) {
         ctx.body = result.map(serialize)

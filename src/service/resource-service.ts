@@ -54,6 +54,7 @@ import { callContext } from './scope'
 import { readGuards } from './hooks'
 import type { RelationScopes } from '../query/relation-filter'
 import { REST_DEFAULT_RESULT_SIZE } from '../rest/collection-query'
+import { copyWith } from '../copy-with'
 
 export type ResourceRecord = Record<string, unknown>
 
@@ -340,14 +341,14 @@ export class ResourceService {
     if (paginate === false) {
       const paging = request.limit !== undefined || request.skip > 0
       if (paging) query.paging = { limit: request.limit ?? Number.MAX_SAFE_INTEGER, offset: request.skip }
-      const result = await this.findModel({ ...scoped, query })
+      const result = await this.findModel(copyWith(scoped, { query }))
       return paging ? (result as Page<ResourceRecord>).data : result
     }
     // As Feathers' adapters do: `$limit` above the maximum gets the maximum, which the page's `limit` says.
     const limit = Math.min(request.limit ?? paginate.default ?? this.paginate.default, paginate.max ?? Infinity)
     query.paging = { limit, offset: request.skip }
     query.totalCount = true
-    const page = (await this.findModel({ ...scoped, query })) as Page<ResourceRecord>
+    const page = (await this.findModel(copyWith(scoped, { query }))) as Page<ResourceRecord>
     return { total: page.total!, limit, skip: request.skip, data: page.data }
   }
 
@@ -740,8 +741,8 @@ export class ResourceService {
   /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */
   private async inTransaction<T>(params: ResourceParams, work: (params: ResourceParams) => Promise<T>) {
     const open = this.knex(params)
-    if (open !== this.Model) return work({ ...params, transaction: { trx: open as Knex.Transaction } })
-    return runQuery(writeTransaction(this.Model, (trx) => work({ ...params, transaction: { trx } })))
+    if (open !== this.Model) return work(copyWith(params, { transaction: { trx: open as Knex.Transaction } }))
+    return runQuery(writeTransaction(this.Model, (trx) => work(copyWith(params, { transaction: { trx } }))))
   }
 
   /** Whether `method` may change several records (`multi`, per resource, as in Feathers' adapters). */
@@ -854,11 +855,12 @@ export class ResourceService {
       if (ids.length === 0) return []
       const byId: Filter = { [this.resource.idField.name]: { in: ids as Scalar[] } }
       if (Object.keys(row).length > 0) await runQuery((await this.writable(inner, byId))().update(row))
-      const records = (await this.findModel({
-        ...inner,
-        queryModel: true,
-        query: { filter: byId, select, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
-      })) as ResourceRecord[]
+      const records = (await this.findModel(
+        copyWith(inner, {
+          queryModel: true,
+          query: { filter: byId, select, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
+        })
+      )) as ResourceRecord[]
       if (records.length < ids.length) {
         throw new Forbidden(`The update would move ${this.resource.name} records outside what you may access`)
       }
@@ -876,11 +878,12 @@ export class ResourceService {
       const ids = id === null ? await this.idsReached('remove', inner, filter, max) : [id]
       if (ids.length === 0) return []
       const byId: Filter = { [this.resource.idField.name]: { in: ids.map((value) => this.idValue(value)) as Scalar[] } }
-      const records = (await this.findModel({
-        ...inner,
-        queryModel: true,
-        query: { filter: andFilters(filter, byId), select, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
-      })) as ResourceRecord[]
+      const records = (await this.findModel(
+        copyWith(inner, {
+          queryModel: true,
+          query: { filter: andFilters(filter, byId), select, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
+        })
+      )) as ResourceRecord[]
       if (id !== null && records.length === 0) throw this.notFound(id)
       const { softDeleteColumn } = this.resource
       const builder = (await this.writable(inner, andFilters(filter, byId)))()
@@ -894,7 +897,7 @@ export class ResourceService {
 /** The caller's identity and transport (user, authentication, provider, headers, transaction), not the call's query. */
 function callerOf(params: ResourceParams): ResourceParams {
   const { query: _query, scope: _scope, lookup: _lookup, paginate: _paginate, ...caller } = params
-  return { ...caller, queryModel: true, query: {} }
+  return copyWith(caller, { queryModel: true, query: {} })
 }
 
 /** A page of `limit` records from `rows`, read with one row more than asked to tell whether a next page exists. */

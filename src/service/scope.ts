@@ -3,6 +3,7 @@ import { createContext, defaultServiceArguments, type HookContext, type Nullable
 import type { ResolvedResource } from '../resource/resolve'
 import { andFilters, strictFilter } from '../query/filters'
 import type { ResourceParams } from './resource-service'
+import { copyWith } from '../copy-with'
 
 /** Collection methods, which `defaultFilter` narrows as well. */
 const COLLECTION_METHODS = ['find', 'aggregate']
@@ -44,7 +45,7 @@ export function callScope(resource: ResolvedResource, service: () => unknown) {
     const applied = collection ? defaultFilter : undefined
     // Nothing to narrow: the params stay as they are (a copy per call is measurable on a primary-key read).
     if (!authorized && !applied) return call.params
-    return { ...call.params, scope: andFilters(call.params.scope, authorized, applied) }
+    return copyWith(call.params, { scope: andFilters(call.params.scope, authorized, applied) })
   }
   if (!authorize) return (call: ScopeCall): ResourceParams => narrow(call, undefined)
   return async (call: ScopeCall): Promise<ResourceParams> => {

@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { databaseError, isDriverError } from './database-errors'
 import { writeTransaction } from './sqlite-locks'
+import { copyWith } from '../copy-with'
 
 interface Ambient {
   knex: Knex
@@ -54,7 +55,7 @@ export function transactional(knex: Knex) {
   return async (context: HookContext<any, any>, next: NextFunction) => {
     if (context.params.transaction?.trx || ambientTransaction(knex)) return next()
     await inAmbientTransaction(knex, async (trx) => {
-      context.params = { ...context.params, transaction: { trx } }
+      context.params = copyWith(context.params, { transaction: { trx } })
       await next()
       // The transaction is this hook's; it must not leak to whoever reads the context afterwards.
       const { transaction: _transaction, ...params } = context.params
@@ -93,7 +94,7 @@ export function shareTransaction(knex: Knex) {
     if (!context.params?.transaction) {
       const trx = ambientTransaction(knex)
       if (trx && (context.service as { options?: { Model?: unknown } })?.options?.Model === knex) {
-        context.params = { ...context.params, transaction: { trx } }
+        context.params = copyWith(context.params, { transaction: { trx } })
       }
     }
     return next()

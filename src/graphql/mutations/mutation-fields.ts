@@ -11,6 +11,7 @@ import { createInputType, updateInputType } from './input-types'
 import { inputObject, namedFilter, nonNull, requiredFilter } from './inputs'
 import { namingInput } from './input-errors'
 import { deleteManyResponseType, deleteResponseType, updateManyResponseType } from './responses'
+import { copyWith } from '../../copy-with'
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphqlContext>
 type Input = Record<string, unknown>
@@ -147,7 +148,7 @@ export function resourceMutationFields(types: GraphqlTypes, resource: ResolvedRe
             .service(resource)
             .remove((args.input as Input).id as string, context.params())
           // As nestjs-query answers it: the record as it was, without the id it no longer has.
-          return { ...removed, [resource.idField.name]: null }
+          return copyWith(removed, { [resource.idField.name]: null })
         }
       },
       { statements: 'once' }

@@ -12,6 +12,7 @@ import { graphqlContextOf, type SubscriptionSource } from '../context'
 import { checkDocumentSize } from '../limits'
 import { eventStream } from './event-stream'
 import { ResourceEvents } from './resource-events'
+import { copyWith } from '../../copy-with'
 
 /** Close code of a connection whose client left more than `maxQueuedEvents` events of a subscription unread. */
 export const SLOW_CONSUMER_CLOSE_CODE = 4429
@@ -62,7 +63,7 @@ async function connectionParamsOf(app: Application, context: ConnectionContext):
     | undefined
   if (!service) throw new NotAuthenticated('This application has no authentication service')
   const result = await service.authenticate(authentication, { provider: 'graphql' }, 'jwt')
-  return { ...params, authentication, user: result.user } as ResourceParams
+  return copyWith(params, { authentication, user: result.user }) as ResourceParams
 }
 
 /**
@@ -159,7 +160,7 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
           }
         },
         onNext: (_context, _id, _payload, _args, result) =>
-          result.errors ? { ...result, errors: format(result.errors) } : undefined,
+          result.errors ? copyWith(result, { errors: format(result.errors) }) : undefined,
         onError: (_context, _id, _payload, errors) => format(errors)
       },
       wss
