@@ -179,9 +179,11 @@ export function compiledExecution(schema: GraphQLSchema) {
     // graphql-js coerces them recursively.
     const tooDeep = variablesNestingError(args.variableValues)
     if (tooDeep) return { errors: [tooDeep] }
-    const variables = getVariableValues(schema, definitions, args.variableValues ?? {}, {
-      maxErrors: MAX_VARIABLE_ERRORS
-    })
+    // An operation that declares no variable has none to coerce (graphql-js ignores the others sent).
+    const variables =
+      definitions.length === 0
+        ? { coerced: {} }
+        : getVariableValues(schema, definitions, args.variableValues ?? {}, { maxErrors: MAX_VARIABLE_ERRORS })
     if (variables.errors) return { errors: variables.errors }
     const { query, variablesInLiterals: nested } = compiledFor(args.document, operation)
     const coerced = variables.coerced
