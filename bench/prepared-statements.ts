@@ -2,8 +2,7 @@ import { feathers } from '@feathersjs/feathers'
 import { koa } from '@feathersjs/koa'
 import { performance } from 'node:perf_hooks'
 import { feathersQuery } from 'feathers-query'
-import { todoItemResource } from '../example/resources/todo-item'
-import { subTaskResource } from '../example/resources/sub-task'
+import { exampleResources } from '../example/resources'
 import { benchDatabase, seedTodoItems } from './support/databases'
 import { assertCompiledPlugin } from './support/compiled-plugin'
 
@@ -51,9 +50,8 @@ async function main() {
   await seedTodoItems(database.db, items)
   const serviceWith = (reuseStatements: boolean) => {
     const app = koa(feathers())
-    const resources = [todoItemResource, subTaskResource]
     app.configure(
-      feathersQuery({ Model: database.db, resources, sqlite: { reuseStatements }, graphql: false })
+      feathersQuery({ Model: database.db, resources: exampleResources, sqlite: { reuseStatements }, graphql: false })
     )
     return app.service('todo-items')
   }
