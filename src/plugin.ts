@@ -17,6 +17,7 @@ import { openApiMiddleware, type OpenApiOptions } from './openapi/middleware'
 import { externalRecords, WRITE_EVENTS } from './feathers/external'
 import { checkTransportOrder } from './feathers/transport-order'
 import { guardServiceLookup } from './feathers/safe-lookup'
+import { answerClientErrors } from './feathers/client-errors'
 import type { FeathersQueryState } from './declarations'
 import { resolveQueryLimits, type QueryLimits } from './query/limits'
 import './declarations'
@@ -101,6 +102,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
     }
     checkTransportOrder(app)
     guardServiceLookup(app)
+    answerClientErrors(app)
     const state: FeathersQueryState = {
       resources,
       serviceOf: (resource) => resourceService(app, resource)

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict'
+import { connect } from 'node:net'
+import { startServer, type TestServer } from './support/server'
+
+/** Sends `request` as raw bytes and reads everything the server answers until it closes the connection. */
+function exchange(server: TestServer, request: string) {
+  const { port } = new URL(server.baseUrl)
+  return new Promise<{ status: number; headers: string; body: string; raw: string }>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1')
+    let answer = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (answer += chunk))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const [head, body = ''] = answer.split('\r\n\r\n')
+      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), headers: head, body, raw: answer })
+    })
+    socket.write(request)
+  })
+}
+
+// Transport-level: Node refuses these before any database work, so one database is enough.
+describe('Requests Node cannot read are answered as Feathers error JSON', () => {
+  let server: TestServer
+  before(async function () {
+    this.timeout(60000)
+    server = await startServer('sqlite')
+  })
+  after(() => server?.close())
+
+  it('headers past the limit: 431 saying so, not an empty answer', async () => {
+    const header = `X-Large: ${'a'.repeat(20_000)}\r\n`
+    const answer = await exchange(server, `GET /todo-items HTTP/1.1\r\nHost: localhost\r\n${header}\r\n`)
+    assert.equal(answer.status, 431)
+    assert.match(answer.headers, /content-type: application\/json/i)
+    assert.deepEqual(JSON.parse(answer.body), {
+      name: 'RequestHeaderFieldsTooLarge',
+      message: 'The request headers are larger than the server accepts',
+      code: 431,
+      className: 'request-header-fields-too-large'
+    })
+  })
+
+  it('a request that is not HTTP: 400 with a BadRequest body', async () => {
+    const answer = await exchange(server, 'NOT HTTP AT ALL\r\n\r\n')
+    assert.equal(answer.status, 400)
+    assert.deepEqual(JSON.parse(answer.body), {
+      name: 'BadRequest',
+      message: 'The request is not well-formed HTTP',
+      code: 400,
+      className: 'bad-request'
+    })
+  })
+
+  it('a malformed request after an answered one on the same connection: 400, and the server serves on', async () => {
+    const { port } = new URL(server.baseUrl)
+    const socket = connect(Number(port), '127.0.0.1')
+    socket.setEncoding('utf8')
+    let answer = ''
+    const closed = new Promise((resolve) => socket.on('close', resolve))
+    const firstAnswered = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: string) => {
+        answer += chunk
+        if (/\r\n\r\n\{[^]*\}$/.test(answer)) resolve()
+      })
+    )
+    socket.write('GET /todo-items?$limit=1 HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    await firstAnswered
+    assert.match(answer, /^HTTP\/1\.1 200 OK/)
+    socket.write('BROKEN\r\n\r\n')
+    await closed
+    assert.match(answer, /\}HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n\{"name":"BadRequest"[^]*"code":400/)
+    assert.equal((await fetch(`${server.baseUrl}/todo-items?$limit=1`)).status, 200)
+  })
+})
