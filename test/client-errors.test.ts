@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
+import type { Server } from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { startServer, type TestServer } from './support/server'
 
 /** Sends `request` as raw bytes and reads everything the server answers until it closes the connection. */
@@ -10,7 +11,8 @@ function exchange(server: TestServer, request: string) {
     let answer = ''
     socket.setEncoding('utf8')
     socket.on('data', (chunk: string) => (answer += chunk))
-    socket.on('error', reject)
+    // The server closes right after answering: bytes of the request it never read make that a reset.
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' && answer ? undefined : reject(error)))
     socket.on('close', () => {
       const [head, body = ''] = answer.split('\r\n\r\n')
       resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), headers: head, body, raw: answer })
@@ -71,5 +73,19 @@ describe('Requests Node cannot read are answered as Feathers error JSON', () => 
     await closed
     assert.match(answer, /\}HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n\{"name":"BadRequest"[^]*"code":400/)
     assert.equal((await fetch(`${server.baseUrl}/todo-items?$limit=1`)).status, 200)
+  })
+
+  it("leaves them to the application's own clientError listener, added after app.listen", async () => {
+    const httpServer = (server.app as unknown as { server: Server }).server
+    const own = (_error: Error, socket: Socket) => socket.end('HTTP/1.1 400 Bad Request\r\nX-Answered-By: app\r\n\r\n')
+    httpServer.on('clientError', own)
+    try {
+      const answer = await exchange(server, 'NOT HTTP AT ALL\r\n\r\n')
+      assert.equal(answer.status, 400)
+      assert.match(answer.headers, /X-Answered-By: app/)
+      assert.equal(answer.body, '')
+    } finally {
+      httpServer.off('clientError', own)
+    }
   })
 })

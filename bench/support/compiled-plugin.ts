@@ -1,4 +1,4 @@
-import { dirname, join } from 'node:path'
+import { dirname, join, sep } from 'node:path'
 
 /**
  * Refuses to measure the plugin's sources instead of its build: a benchmark started without bench/index.ts
@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path'
  */
 export function assertCompiledPlugin() {
   const loaded = require.resolve('feathers-query')
-  const lib = join(dirname(__dirname), '..', 'lib')
+  const lib = join(dirname(__dirname), '..', 'lib') + sep
   if (!loaded.startsWith(lib)) {
     throw new Error(`The benchmark loaded ${loaded}, not the build in lib/: run it as npm run bench or bench:<name>`)
   }

@@ -39,32 +39,34 @@ const MALFORMED = {
   message: 'The request is not well-formed HTTP'
 }
 
-function answerClientError(error: Error & { code?: string }, socket: Socket) {
+function answerClientError(this: Server, error: Error & { code?: string }, socket: Socket) {
+  // A listener the application added (after `app.listen` returned, say) answers instead.
+  if (this.listenerCount('clientError') > 1) return
   // As Node does: answer only where no response to this connection has started, then close it.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
-    const { code, reason, name, className, message } = ANSWERS[error.code ?? ''] ?? MALFORMED
+    const known = error.code !== undefined && Object.hasOwn(ANSWERS, error.code)
+    const { code, reason, name, className, message } = known ? ANSWERS[error.code!] : MALFORMED
     const body = JSON.stringify({ name, message, code, className })
     socket.write(
       `HTTP/1.1 ${code} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
     )
   }
-  // Without the error: Node's own listener, which swallows what a destroyed socket emits, is gone by now.
   socket.destroy()
 }
 
 /**
  * When the application sets its server up (`app.listen`, or `app.setup(server)`), requests Node cannot read
- * are answered as Feathers error JSON, unless the server has a `clientError` listener already: then the
- * application answers them itself.
+ * are answered as Feathers error JSON. Where the application listens for `clientError` too, before or after,
+ * its listener answers them.
  */
 export function answerClientErrors(app: Application) {
   app.hooks({
     setup: [
       async (context: { server?: Server }, next: () => Promise<void>) => {
         const server = context.server
-        if (server && typeof server.on === 'function' && server.listenerCount('clientError') === 0) {
+        if (server && typeof server.on === 'function' && !server.listeners('clientError').includes(answerClientError)) {
           server.on('clientError', answerClientError)
         }
         await next()
