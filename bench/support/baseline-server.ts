@@ -69,6 +69,25 @@ async function subTasksOf(db: Knex, ids: number[], perParent: number) {
   return byParent
 }
 
+/**
+ * A record as the example's REST routes answer it: booleans, ISO dates and the computed `age` (milliseconds
+ * since creation), not the values as the driver returns them (SQLite's 1/0 and epoch milliseconds).
+ */
+const restRecord = (row: Record<string, unknown>) => {
+  const created = toIso(row.created)
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    completed: Boolean(row.completed),
+    created,
+    updated: toIso(row.updated),
+    age: Date.now() - Date.parse(created),
+    priority: row.priority,
+    subTasksCount: Number(row.subTasksCount)
+  }
+}
+
 const listNode = (item: Record<string, unknown>) => ({
   id: String(item.id),
   title: item.title,
@@ -89,7 +108,7 @@ const routes: Record<string, Handler> = {
     const [{ total }] = await db('todo_items').where('completed', completed).count({ total: '*' })
     return {
       pageInfo: { hasNextPage: rows.length > limit, hasPreviousPage: false },
-      nodes: rows.slice(0, limit),
+      nodes: rows.slice(0, limit).map(restRecord),
       totalCount: Number(total)
     }
   },
@@ -159,7 +178,7 @@ async function main() {
     }
     const one = /^\/todo-items\/(\d+)$/.exec(ctx.path)
     if (one) {
-      ctx.body = await db('todo_items').select(withSubTasksCount(db)).where('id', Number(one[1])).first()
+      ctx.body = restRecord(await db('todo_items').select(withSubTasksCount(db)).where('id', Number(one[1])).first())
       return
     }
     ctx.status = 404
