@@ -1,4 +1,11 @@
-import { BadRequest } from '@feathersjs/errors'
+import { BadRequest, FeathersError } from '@feathersjs/errors'
+
+/** 413, which @feathersjs/errors has no class for: a request body past the size the server accepts. */
+export class PayloadTooLarge extends FeathersError {
+  constructor(message: string) {
+    super(message, 'PayloadTooLarge', 413, 'payload-too-large', undefined)
+  }
+}
 
 /** A resource definition or plugin option that cannot work; thrown at start-up, never per request. */
 export class ConfigurationError extends Error {

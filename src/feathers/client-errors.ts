@@ -1,42 +1,30 @@
+import { BadRequest, FeathersError, Timeout } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
-import type { Server } from 'node:http'
+import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
+import { PayloadTooLarge } from '../errors'
 
-/**
- * What Node answers itself, before any middleware, to a request it cannot read, as Feathers error JSON: Node's
- * own answers (431 for headers past its limit, 400 for a malformed request, 408 for one that took too long)
- * carry no body, so a client sees a status and nothing to say why.
- */
-const ANSWERS: Record<string, { code: number; reason: string; name: string; className: string; message: string }> = {
-  HPE_HEADER_OVERFLOW: {
-    code: 431,
-    reason: 'Request Header Fields Too Large',
-    name: 'RequestHeaderFieldsTooLarge',
-    className: 'request-header-fields-too-large',
-    message: 'The request headers are larger than the server accepts'
-  },
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
-    code: 413,
-    reason: 'Payload Too Large',
-    name: 'PayloadTooLarge',
-    className: 'payload-too-large',
-    message: 'The request body has chunk extensions larger than the server accepts'
-  },
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    code: 408,
-    reason: 'Request Timeout',
-    name: 'Timeout',
-    className: 'timeout',
-    message: 'The request did not arrive in time'
+class RequestHeaderFieldsTooLarge extends FeathersError {
+  constructor(message: string) {
+    super(message, 'RequestHeaderFieldsTooLarge', 431, 'request-header-fields-too-large', undefined)
   }
 }
 
-const MALFORMED = {
-  code: 400,
-  reason: 'Bad Request',
-  name: 'BadRequest',
-  className: 'bad-request',
-  message: 'The request is not well-formed HTTP'
+/**
+ * What Node answers itself, before any middleware, to a request it cannot read, as Feathers errors: Node's
+ * own answers (431 for headers past its limit, 400 for a malformed request, 408 for one that took too long)
+ * carry no body, so a client sees a status and nothing to say why.
+ */
+const REFUSALS: Record<string, () => FeathersError> = {
+  HPE_HEADER_OVERFLOW: () => new RequestHeaderFieldsTooLarge('The request headers are larger than the server accepts'),
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: () =>
+    new PayloadTooLarge('The request body has chunk extensions larger than the server accepts'),
+  ERR_HTTP_REQUEST_TIMEOUT: () => new Timeout('The request did not arrive in time')
+}
+
+function refusalOf(code: string | undefined) {
+  if (code !== undefined && Object.hasOwn(REFUSALS, code)) return REFUSALS[code]()
+  return new BadRequest('The request is not well-formed HTTP')
 }
 
 function answerClientError(this: Server, error: Error & { code?: string }, socket: Socket) {
@@ -45,11 +33,10 @@ function answerClientError(this: Server, error: Error & { code?: string }, socke
   // As Node does: answer only where no response to this connection has started, then close it.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
-    const known = error.code !== undefined && Object.hasOwn(ANSWERS, error.code)
-    const { code, reason, name, className, message } = known ? ANSWERS[error.code!] : MALFORMED
-    const body = JSON.stringify({ name, message, code, className })
+    const refusal = refusalOf(error.code)
+    const body = JSON.stringify(refusal.toJSON())
     socket.write(
-      `HTTP/1.1 ${code} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${refusal.code} ${STATUS_CODES[refusal.code]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
     )
   }

@@ -2,13 +2,8 @@ import { FeathersError, GeneralError, convert } from '@feathersjs/errors'
 import type { Context, Next } from '../koa'
 import { undecodableBody, UnsupportedMediaType } from './request-body'
 import { graphqlCodeOf } from '../graphql/errors'
+import { PayloadTooLarge } from '../errors'
 import type { FeathersQueryState } from '../declarations'
-
-class PayloadTooLarge extends FeathersError {
-  constructor(message: string) {
-    super(message, 'PayloadTooLarge', 413, 'payload-too-large', undefined)
-  }
-}
 
 /** Errors Koa middleware throws with an HTTP status (e.g. koa-body's "invalid JSON"), as Feathers errors. */
 function fromHttpError(error: { status?: number; statusCode?: number; message?: string; expose?: boolean }) {
