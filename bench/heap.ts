@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { benchDatabase, benchDatabaseNames } from './support/databases'
 import { formatMb, rssOf, sampleRss } from './support/processes'
-import { startServerPair } from './support/server-pair'
+import { startBenchServers } from './support/bench-servers'
 import { assertCompiledPlugin } from './support/compiled-plugin'
 
 assertCompiledPlugin()
@@ -84,7 +84,7 @@ async function main() {
     const database = await benchDatabase(name)
     let stop = () => {}
     try {
-      const pair = await startServerPair(database, 10_000)
+      const pair = await startBenchServers(database, 10_000)
       stop = pair.stop
       const servers = [pair.server, pair.baseline]
       const ports = servers.map((server) => server.port)

@@ -1,7 +1,7 @@
 import autocannon from 'autocannon'
 import { benchDatabase, benchDatabaseNames } from './support/databases'
 import { cpuMicrosOf, formatMb, rssOf, sampleRss } from './support/processes'
-import { startServerPair } from './support/server-pair'
+import { startBenchServers } from './support/bench-servers'
 import { assertCompiledPlugin } from './support/compiled-plugin'
 
 assertCompiledPlugin()
@@ -16,6 +16,9 @@ assertCompiledPlugin()
  * is sampled throughout. Each side's CPU time per request (from /proc) is printed too: it varies by a few
  * percent where requests per second vary by tens, and on a machine whose cores the database and autocannon
  * share it says what the server itself costs.
+ * The GraphQL scenarios run a third server in the same rounds: the GraphQL floor (graphql-http and graphql-js
+ * over the baseline's reads, `support/graphql-floor-server.ts`). Its table says what the plugin costs over the
+ * libraries it is built on (ours / floor) and what those libraries cost over no GraphQL at all (floor / raw).
  *
  *   npm run bench:http -- --items 10000 --seconds 5 --rounds 3 --connections 20 [--only aggregate]
  */
@@ -39,6 +42,8 @@ interface Scenario {
   goal: number
   server: autocannon.Request & { path: string }
   baseline: autocannon.Request & { path: string }
+  /** The same request to the GraphQL floor server, for a GraphQL scenario. */
+  floor?: autocannon.Request & { path: string }
 }
 
 /** A GraphQL POST of `query`, to `path` (the baseline's handler of that scenario receives the same request). */
@@ -49,10 +54,11 @@ const graphql = (query: string, path = '/graphql') => ({
   body: JSON.stringify({ query })
 })
 
-/** The same GraphQL request to the example server and, at the path of its handler, to the baseline. */
+/** The same GraphQL request to the example server, the GraphQL floor and, at its handler's path, the baseline. */
 const graphqlBoth = (query: string, baselinePath: string) => ({
   server: graphql(query),
-  baseline: graphql(query, baselinePath)
+  baseline: graphql(query, baselinePath),
+  floor: graphql(query)
 })
 
 /** The scenarios of issue 22's side-by-side run, plus REST's list and get. */
@@ -147,13 +153,30 @@ async function statementsPerRequest(port: number, request: Scenario['server']) {
 /** `age` (milliseconds since creation) depends on the moment each server answered. */
 const withoutAge = (key: string, value: unknown) => (key === 'age' ? undefined : value)
 
-/** A benchmark of two different answers would compare nothing: both must answer the same JSON. */
-async function checkSameAnswer(scenario: Scenario, port: number, baselinePort: number) {
-  const ours = await (await send(port, scenario.server)).json()
+/** A benchmark of different answers would compare nothing: every server must answer the same JSON. */
+async function checkSameAnswer(scenario: Scenario, port: number, baselinePort: number, floorPort?: number) {
   const theirs = await (await send(baselinePort, scenario.baseline)).json()
-  if (JSON.stringify(ours, withoutAge) !== JSON.stringify(theirs, withoutAge)) {
-    throw new Error(`${scenario.name}: the answers differ\n${JSON.stringify(ours).slice(0, 400)}\n${JSON.stringify(theirs).slice(0, 400)}`)
+  const others = [{ name: 'the example', port, request: scenario.server }]
+  if (scenario.floor && floorPort) others.push({ name: 'the GraphQL floor', port: floorPort, request: scenario.floor })
+  for (const other of others) {
+    const answer = await (await send(other.port, other.request)).json()
+    if (JSON.stringify(answer, withoutAge) !== JSON.stringify(theirs, withoutAge)) {
+      throw new Error(
+        `${scenario.name}: ${other.name} and the baseline answer differently\n` +
+          `${JSON.stringify(answer).slice(0, 400)}\n${JSON.stringify(theirs).slice(0, 400)}`
+      )
+    }
   }
+}
+
+/** The middle value: the lower one of an even count, a median that flatters nobody. */
+function median(values: number[]) {
+  return [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]
+}
+
+/** The median of ratios, with their range. */
+function medianAndRange(values: number[]) {
+  return `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`
 }
 
 async function main() {
@@ -162,34 +185,52 @@ async function main() {
       `${rounds} rounds of ${seconds} s per server, median-ratio round shown with the range of all rounds`
   )
   const rows: string[][] = []
+  const floorRows: string[][] = []
   const memory: string[][] = []
   for (const name of benchDatabaseNames()) {
     const database = await benchDatabase(name)
     let stop = () => {}
     try {
-      const pair = await startServerPair(database, items)
+      const pair = await startBenchServers(database, items, { graphqlFloor: true })
       stop = pair.stop
-      const { server: ours, baseline: theirs } = pair
+      const { server: ours, baseline: theirs, graphqlFloor } = pair
       const [port, baselinePort] = [ours.port, theirs.port]
       const idle = [rssOf(ours.pid), rssOf(theirs.pid)]
       const samplers = [sampleRss(ours.pid, 100), sampleRss(theirs.pid, 100)]
       for (const scenario of scenarios.filter((each) => each.name.includes(only))) {
-        await checkSameAnswer(scenario, port, baselinePort)
-        // Warm-up of both (JIT, statement caches), then the rounds.
+        await checkSameAnswer(scenario, port, baselinePort, graphqlFloor?.port)
+        const floor = scenario.floor && graphqlFloor ? { server: graphqlFloor, request: scenario.floor } : undefined
+        // Warm-up of each (JIT, statement caches), then the rounds.
         await load(ours, scenario.server, 2)
         await load(theirs, scenario.baseline, 2)
-        const measured: Array<{ mine: Result; base: Result; ratio: number; cpuRatio: number }> = []
+        if (floor) await load(floor.server, floor.request, 2)
+        const measured: Array<{ mine: Result; base: Result; floor?: Result; ratio: number; cpuRatio: number }> = []
         for (let round = 0; round < rounds; round++) {
           const mine = await load(ours, scenario.server)
           const base = await load(theirs, scenario.baseline)
-          measured.push({ mine, base, ratio: mine.rps / base.rps, cpuRatio: base.cpu / mine.cpu })
+          const floorResult = floor && (await load(floor.server, floor.request))
+          measured.push({ mine, base, floor: floorResult, ratio: mine.rps / base.rps, cpuRatio: base.cpu / mine.cpu })
+        }
+        const floorRounds = measured.flatMap(({ mine, base, floor }) => (floor ? [{ mine, base, floor }] : []))
+        if (floorRounds.length) {
+          const cpu = (side: 'mine' | 'floor' | 'base') => median(floorRounds.map((round) => round[side].cpu)).toFixed(0)
+          floorRows.push([
+            name,
+            scenario.name,
+            medianAndRange(floorRounds.map(({ mine, floor }) => mine.rps / floor.rps)),
+            medianAndRange(floorRounds.map(({ mine, floor }) => floor.cpu / mine.cpu)),
+            medianAndRange(floorRounds.map(({ floor, base }) => floor.rps / base.rps)),
+            medianAndRange(floorRounds.map(({ floor, base }) => base.cpu / floor.cpu)),
+            `${cpu('mine')} / ${cpu('floor')} / ${cpu('base')}`,
+            String(floorRounds.reduce((sum, round) => sum + round.floor.errors, 0))
+          ])
         }
         measured.sort((a, b) => a.ratio - b.ratio)
         // The lower middle round when the count is even: a median that flatters nobody.
         const { mine, base, ratio } = measured[Math.floor((measured.length - 1) / 2)]
         const spread = `${measured[0].ratio.toFixed(2)}–${measured[measured.length - 1].ratio.toFixed(2)}`
         const cpuRatios = measured.map((round) => round.cpuRatio).sort((a, b) => a - b)
-        const cpuRatio = cpuRatios[Math.floor((cpuRatios.length - 1) / 2)]
+        const cpuRatio = median(cpuRatios)
         const errors = measured.reduce((sum, round) => sum + round.mine.errors + round.base.errors, 0)
         const statements = await statementsPerRequest(port, scenario.server)
         rows.push([
@@ -243,6 +284,17 @@ async function main() {
     'errors'
   ]
   print([header, ...rows])
+  const floorHeader = [
+    'db',
+    'GraphQL scenario',
+    'ours / floor req/s (range)',
+    'floor CPU / ours',
+    'floor / raw req/s',
+    'raw CPU / floor',
+    'CPU µs/req (ours / floor / raw)',
+    'floor errors'
+  ]
+  if (floorRows.length) print([floorHeader, ...floorRows])
   const memoryHeader = ['db', 'peak RSS under load', 'baseline peak RSS', 'ratio (goal ≤ 1.5)', 'idle RSS (ours / baseline)']
   print([[...memoryHeader, 'RSS after full GC, live heap (ours / baseline)'], ...memory])
 }

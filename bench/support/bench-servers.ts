@@ -1,0 +1,40 @@
+import type { ChildProcess } from 'node:child_process'
+import { seedSubTasks, seedTodoItems, type BenchDatabase } from './databases'
+import { startScript } from './processes'
+
+export interface BenchServer {
+  port: number
+  pid: number
+  child: ChildProcess
+}
+
+/**
+ * The example server and the raw Koa + knex baseline on `database`, each in its own process with
+ * --expose-gc (for /__gc and /__heap), once `items` todo items spread over 730 days (grouping by day then
+ * gives as many groups as in issue 22's measurements) with 10 sub tasks each are seeded. With `graphqlFloor`,
+ * the GraphQL floor server too (graphql-http and graphql-js over the baseline's reads). `stop()` ends them
+ * all, also when seeding failed.
+ */
+export async function startBenchServers(
+  database: BenchDatabase,
+  items: number,
+  options: { graphqlFloor?: boolean } = {}
+) {
+  const scripts = ['support/example-server.ts', 'support/baseline-server.ts']
+  if (options.graphqlFloor) scripts.push('support/graphql-floor-server.ts')
+  const started = scripts.map((script) => startScript(script, { DATABASE_URL: database.url }, ['--expose-gc']))
+  const stop = () => {
+    for (const script of started) script.child.kill()
+  }
+  try {
+    await seedTodoItems(database.db, items, { spanDays: 730 })
+    await seedSubTasks(database.db, 10)
+    const [server, baseline, graphqlFloor] = (await Promise.all(started.map((script) => script.ready))).map(
+      ({ child, payload }): BenchServer => ({ port: Number(payload), pid: child.pid!, child })
+    )
+    return { server, baseline, graphqlFloor: graphqlFloor as BenchServer | undefined, stop }
+  } catch (error) {
+    stop()
+    throw error
+  }
+}
