@@ -10,8 +10,9 @@ assertCompiledPlugin()
  * HTTP benchmarks: the example server against a minimal Koa + knex handler running the same SQL, both in
  * processes of their own, loaded by autocannon on loopback. Prints requests/s, p50 and p99 latency, and the
  * ratio to the baseline measured in the same run. Shared machines drift by tens of percent within a minute,
- * so the two servers take turns (ours, baseline, ours, baseline, …) and the round with the median ratio is
- * reported with the spread of all rounds: both sides of a ratio are measured under the same conditions.
+ * so the servers take turns, each round starting with the next one (ours, baseline; baseline, ours; …),
+ * and the round with the median ratio is reported with the spread of all rounds: both sides of a ratio are
+ * measured under the same conditions.
  * Before measuring, both servers' answers are compared where they should be equal. Peak RSS of each server
  * is sampled throughout. Each side's CPU time per request (from /proc) is printed too: it varies by a few
  * percent where requests per second vary by tens, and on a machine whose cores the database and autocannon
@@ -200,16 +201,25 @@ async function main() {
       for (const scenario of scenarios.filter((each) => each.name.includes(only))) {
         await checkSameAnswer(scenario, port, baselinePort, graphqlFloor?.port)
         const floor = scenario.floor && graphqlFloor ? { server: graphqlFloor, request: scenario.floor } : undefined
-        // Warm-up of each (JIT, statement caches), then the rounds.
+        // Warm-up of each server (JIT, statement caches), then the rounds.
         await load(ours, scenario.server, 2)
         await load(theirs, scenario.baseline, 2)
         if (floor) await load(floor.server, floor.request, 2)
         const measured: Array<{ mine: Result; base: Result; floor?: Result; ratio: number; cpuRatio: number }> = []
         for (let round = 0; round < rounds; round++) {
-          const mine = await load(ours, scenario.server)
-          const base = await load(theirs, scenario.baseline)
-          const floorResult = floor && (await load(floor.server, floor.request))
-          measured.push({ mine, base, floor: floorResult, ratio: mine.rps / base.rps, cpuRatio: base.cpu / mine.cpu })
+          // Each round starts with the next server, so that none is always measured first or last.
+          const sides = [
+            { key: 'mine', server: ours, request: scenario.server },
+            { key: 'base', server: theirs, request: scenario.baseline },
+            ...(floor ? [{ key: 'floor', server: floor.server, request: floor.request }] : [])
+          ]
+          const results: Record<string, Result> = {}
+          for (let turn = 0; turn < sides.length; turn++) {
+            const side = sides[(round + turn) % sides.length]
+            results[side.key] = await load(side.server, side.request)
+          }
+          const { mine, base } = results
+          measured.push({ mine, base, floor: results.floor, ratio: mine.rps / base.rps, cpuRatio: base.cpu / mine.cpu })
         }
         const floorRounds = measured.flatMap(({ mine, base, floor }) => (floor ? [{ mine, base, floor }] : []))
         if (floorRounds.length) {
@@ -289,7 +299,7 @@ async function main() {
     'GraphQL scenario',
     'ours / floor req/s (range)',
     'floor CPU / ours',
-    'floor / raw req/s',
+    'floor / raw req/s (range)',
     'raw CPU / floor',
     'CPU µs/req (ours / floor / raw)',
     'floor errors'

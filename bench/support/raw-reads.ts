@@ -122,7 +122,7 @@ export async function subTaskEdgesOf(db: Knex, ids: number[], perParent: number)
 /** `todoItem(id) { id title }`. */
 export async function oneTodoItem(db: Knex, id: number) {
   const item = await db('todo_items').select(['id', 'title']).where('id', id).first()
-  return item && { id: String(item.id), title: item.title }
+  return item ? { id: String(item.id), title: item.title } : null
 }
 
 /** `todoItemAggregate { groupBy { completed } count { id } avg { priority } }`. */
