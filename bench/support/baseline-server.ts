@@ -3,6 +3,7 @@ import { koaBody } from 'koa-body'
 import knex, { type Knex } from 'knex'
 import { knexConfig } from '../../example/database'
 import { memoryProbe } from './memory-probe'
+import { runServer } from './run-server'
 import {
   aggregateByCompleted,
   aggregateByDay,
@@ -67,13 +68,7 @@ async function main() {
     }
     ctx.status = 404
   })
-  const server = app.listen(0)
-  await new Promise((resolve) => server.once('listening', resolve))
-  const address = server.address()
-  console.log(`READY ${typeof address === 'object' && address ? address.port : ''}`)
+  return app.listen(0)
 }
 
-main().catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+runServer(main)

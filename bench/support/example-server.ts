@@ -1,5 +1,6 @@
 import { createApp } from '../../example/app'
 import { memoryProbe } from './memory-probe'
+import { runServer } from './run-server'
 
 /**
  * The example app on DATABASE_URL (its events shared with other instances through SYNC_URL, SYNC_KEY when
@@ -21,12 +22,7 @@ async function main() {
     if (memory) ctx.body = memory
     else return next()
   })
-  const server = await app.listen(0)
-  const address = server.address()
-  console.log(`READY ${typeof address === 'object' && address ? address.port : ''}`)
+  return app.listen(0)
 }
 
-main().catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+runServer(main)

@@ -6,6 +6,7 @@ import { buildSchema, parse, validate, type DocumentNode, type GraphQLFieldResol
 import { createHandler } from 'graphql-http/lib/use/koa'
 import { knexConfig } from '../../example/database'
 import { memoryProbe } from './memory-probe'
+import { runServer } from './run-server'
 import {
   aggregateByCompleted,
   aggregateByDay,
@@ -137,13 +138,7 @@ async function main() {
     else if (ctx.path === '/graphql') await graphql(ctx, next)
     else ctx.status = 404
   })
-  const server = app.listen(0)
-  await new Promise((resolve) => server.once('listening', resolve))
-  const address = server.address()
-  console.log(`READY ${typeof address === 'object' && address ? address.port : ''}`)
+  return app.listen(0)
 }
 
-main().catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+runServer(main)
