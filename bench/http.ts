@@ -239,8 +239,6 @@ async function main() {
         // The lower middle round when the count is even: a median that flatters nobody.
         const { mine, base, ratio } = measured[Math.floor((measured.length - 1) / 2)]
         const spread = `${measured[0].ratio.toFixed(2)}–${measured[measured.length - 1].ratio.toFixed(2)}`
-        const cpuRatios = measured.map((round) => round.cpuRatio).sort((a, b) => a - b)
-        const cpuRatio = median(cpuRatios)
         const errors = measured.reduce((sum, round) => sum + round.mine.errors + round.base.errors, 0)
         const statements = await statementsPerRequest(port, scenario.server)
         rows.push([
@@ -254,7 +252,7 @@ async function main() {
           `${mine.p50} / ${mine.p99}`,
           `${base.p50} / ${base.p99}`,
           `${mine.cpu.toFixed(0)} / ${base.cpu.toFixed(0)}`,
-          `${cpuRatio.toFixed(2)} (${cpuRatios[0].toFixed(2)}–${cpuRatios[cpuRatios.length - 1].toFixed(2)})`,
+          medianAndRange(measured.map((round) => round.cpuRatio)),
           statements.toFixed(1),
           String(errors)
         ])

@@ -142,10 +142,11 @@ export async function aggregateByCompleted(db: Knex) {
 
 /** `todoItemAggregate { groupBy { created(by: DAY) } count { id } }`. */
 export async function aggregateByDay(db: Knex) {
-  const day = db.raw(DAY[dialectOf(db)])
+  const dialect = dialectOf(db)
+  const day = db.raw(DAY[dialect])
   const rows = await db('todo_items').select({ day }).count({ count: 'id' }).groupBy(day).orderBy(day)
   return rows.map((row: Record<string, unknown>) => ({
-    groupBy: { created: toIso(dialectOf(db) === 'sqlite' ? `${row.day}T00:00:00Z` : row.day) },
+    groupBy: { created: toIso(dialect === 'sqlite' ? `${row.day}T00:00:00Z` : row.day) },
     count: { id: Number(row.count) }
   }))
 }
