@@ -93,7 +93,22 @@ function groupedRows(
   return builder
 }
 
-/** The grouped rows with each bucket named, where the database groups by the buckets' starts. */
+/**
+ * Whether a group's bucket is named in SQL after grouping: where the database groups by the bucket's start
+ * and that start is no date that decoding names, and for a fill, whose series of names the groups join.
+ */
+function namedInSql(buckets: DateBuckets, plan: AggregatePlan, group: GroupColumn) {
+  if (!group.bucket || !buckets.nameAfterGrouping) return false
+  return plan.fill !== undefined || !buckets.startIsDate?.(group.bucket, group.zone ?? UTC)
+}
+
+/** Whether a group's bucket start is answered as a date, which decoding names. */
+function startIsDate(buckets: DateBuckets, plan: AggregatePlan, group: GroupColumn) {
+  if (!group.bucket || namedInSql(buckets, plan, group)) return false
+  return buckets.startIsDate?.(group.bucket, group.zone ?? UTC) === true
+}
+
+/** The grouped rows with the buckets that need it named (see `namedInSql`). */
 function namedBuckets(
   knex: Knex,
   grouped: Knex.QueryBuilder,
@@ -103,9 +118,9 @@ function namedBuckets(
 ) {
   const columns = groupKeys(plan).map((group) => {
     const column = `${BUCKETED}.${group.alias}`
-    return group.bucket && buckets.nameAfterGrouping
-      ? knex.raw('? AS ??', [buckets.nameAfterGrouping(column, group.bucket, group.zone ?? UTC), group.alias])
-      : knex.raw('??', [column])
+    if (!namedInSql(buckets, plan, group)) return knex.raw('??', [column])
+    const name = buckets.nameAfterGrouping!(column, group.bucket!, group.zone ?? UTC)
+    return knex.raw('? AS ??', [name, group.alias])
   })
   for (const aggregate of plan.aggregates) {
     const { alias } = aggregate
@@ -141,12 +156,15 @@ function filledRows(
     .leftJoin(grouped.as(GROUPED), `${GROUPED}.${group.alias}`, key)
 }
 
-/** ORDER BY over the aggregated rows, NULL placement explicit (MySQL has no NULLS FIRST). */
-function orderSql(plan: AggregatePlan, table: string) {
+/**
+ * ORDER BY over the aggregated rows, NULL placement explicit (MySQL has no NULLS FIRST); the columns of
+ * `table`, or without one the grouped statement's own aliases.
+ */
+function orderSql(plan: AggregatePlan, table?: string) {
   const sql: string[] = []
   const bindings: string[] = []
   for (const term of plan.order) {
-    const column = `${table}.${term.alias}`
+    const column = table ? `${table}.${term.alias}` : term.alias
     if (term.nullable) {
       sql.push(`(?? IS NULL) ${term.nullsFirst ? 'DESC' : 'ASC'}`)
       bindings.push(column)
@@ -174,6 +192,20 @@ function tooManyGroups(plan: AggregatePlan) {
   )
 }
 
+/** Relation pages and counted pages number their rows (and count them) over the aggregated rows. */
+const numbersRows = (plan: AggregatePlan) =>
+  plan.paging !== undefined && (plan.partition !== undefined || plan.totalCount === true)
+
+/**
+ * Whether the grouped SELECT can order and cut its own rows: without having, fill, buckets named in SQL or
+ * numbered rows, and when its order is by bare aliases. Every database takes those; an alias inside an
+ * expression, as `(alias IS NULL) DESC` places a nullable term's NULLs, PostgreSQL refuses, and MariaDB for
+ * an aggregate's alias. The derived table it saves costs MariaDB a copy of the grouped rows and a second
+ * sort (120 µs for 730 groups).
+ */
+const ordersItself = (plan: AggregatePlan, named: boolean) =>
+  !named && !plan.fill && !plan.having && !numbersRows(plan) && plan.order.every((term) => !term.nullable)
+
 /**
  * Turns a planned aggregate into one statement over `builder` (which already holds the WHERE clause: scope,
  * filter, soft delete); `decodeAggregateRows` reads its rows:
@@ -183,7 +215,8 @@ function tooManyGroups(plan: AggregatePlan) {
  *
  * With fill the grouped rows are joined to the series of buckets first. Relation pages and counted pages
  * number the rows with ROW_NUMBER() (per parent) and count them with COUNT(*) OVER (), and keep the page's
- * rows (and the first row, which carries the count even when the page is past the end).
+ * rows (and the first row, which carries the count even when the page is past the end). Without any of
+ * those the grouped SELECT is mostly ordered and cut itself (`ordersItself`).
  */
 export function compileAggregate(
   knex: Knex,
@@ -193,53 +226,75 @@ export function compileAggregate(
   limits: Readonly<Required<QueryLimits>>
 ): Knex.QueryBuilder {
   const buckets = dateBucketsOf(knex, target.dialect)
-  let source = groupedRows(knex, builder, target, buckets, plan)
-  if (buckets.nameAfterGrouping && plan.groups.some((group) => group.bucket)) {
-    source = namedBuckets(knex, source, target, buckets, plan)
-  }
-  if (plan.fill) source = filledRows(knex, source, target, buckets, plan)
-  const rows = knex.select(`${GROUPS}.*`).from(source.as(GROUPS))
-  if (plan.having) {
-    const having = { resource: plan.having.resource, dialect: target.dialect, table: GROUPS }
-    applyParsedFilter(rows, having, parseFilter(having, plan.having.filter, limits))
-  }
-  const order = orderSql(plan, GROUPS)
-  const { paging, partition } = plan
+  const grouped = groupedRows(knex, builder, target, buckets, plan)
+  const keys = groupKeys(plan)
+  const named = keys.some((group) => namedInSql(buckets, plan, group))
   let query: Knex.QueryBuilder
-  if (paging && (partition || plan.totalCount)) {
-    const over = partition ? 'PARTITION BY ??' : ''
-    const overBindings = partition ? [`${GROUPS}.${partition.alias}`] : []
-    const ordered = order.sql ? ` ORDER BY ${order.sql}` : ''
-    rows.select(
-      knex.raw(`ROW_NUMBER() OVER (${over}${ordered}) AS ??`, [...overBindings, ...order.bindings, ROW]),
-      knex.raw(`COUNT(*) OVER (${over}) AS ??`, [...overBindings, TOTAL])
-    )
-    const { limit, offset } = paging
-    query = knex
-      .select(`${RANKED}.*`)
-      .from(rows.as(RANKED))
-      .where((window) => {
-        window.where((page) =>
-          page.where(`${RANKED}.${ROW}`, '>', offset).andWhere(`${RANKED}.${ROW}`, '<=', offset + limit + 1)
-        )
-        if (plan.totalCount) window.orWhere(`${RANKED}.${ROW}`, 1)
-      })
-    if (partition) query.orderBy(`${RANKED}.${partition.alias}`)
-    query.orderBy(`${RANKED}.${ROW}`)
+  if (ordersItself(plan, named)) {
+    query = orderedPage(grouped, plan)
   } else {
-    if (partition) rows.orderBy(`${GROUPS}.${partition.alias}`)
-    if (order.sql) rows.orderByRaw(order.sql, order.bindings)
-    // The cap without paging is the resource's own, so it is written into the statement rather than bound: a
-    // statement that binds nothing goes to PostgreSQL as one simple query instead of parse, bind, describe
-    // and execute messages, each parsed back by the driver.
-    query = paging ? rows.limit(paging.limit + 1) : rows.limit(plan.maxGroups + 1, { skipBinding: true })
-    if (paging?.offset) query.offset(paging.offset)
+    let source = named ? namedBuckets(knex, grouped, target, buckets, plan) : grouped
+    if (plan.fill) source = filledRows(knex, source, target, buckets, plan)
+    query = fromGroups(knex, source, plan, target, limits)
   }
   plan.zones.forEach((zone, index) => {
     if (buckets.zoneUnknown)
       query.select(knex.raw('? AS ??', [buckets.zoneUnknown(zone), `${ZONE_UNKNOWN}${index}`]))
   })
+  const datesAsText = buckets.dateAsText && keys.some((group) => startIsDate(buckets, plan, group))
+  if (datesAsText) query.options(buckets.dateAsText!)
   return query
+}
+
+/** The rows in the requested order, cut at the page or one past the cap on groups. */
+function orderedPage(rows: Knex.QueryBuilder, plan: AggregatePlan, table?: string) {
+  const { paging, partition } = plan
+  if (partition) rows.orderBy(table ? `${table}.${partition.alias}` : partition.alias)
+  const order = orderSql(plan, table)
+  if (order.sql) rows.orderByRaw(order.sql, order.bindings)
+  // The cap without paging is the resource's own, so it is written into the statement rather than bound: a
+  // statement that binds nothing goes to PostgreSQL as one simple query instead of parse, bind, describe
+  // and execute messages, each parsed back by the driver.
+  const query = paging ? rows.limit(paging.limit + 1) : rows.limit(plan.maxGroups + 1, { skipBinding: true })
+  if (paging?.offset) query.offset(paging.offset)
+  return query
+}
+
+/** The statement over the aggregated rows as a derived table: with having, and with numbered rows. */
+function fromGroups(
+  knex: Knex,
+  source: Knex.QueryBuilder,
+  plan: AggregatePlan,
+  target: SqlTarget,
+  limits: Readonly<Required<QueryLimits>>
+) {
+  const rows = knex.select(`${GROUPS}.*`).from(source.as(GROUPS))
+  if (plan.having) {
+    const having = { resource: plan.having.resource, dialect: target.dialect, table: GROUPS }
+    applyParsedFilter(rows, having, parseFilter(having, plan.having.filter, limits))
+  }
+  if (!numbersRows(plan)) return orderedPage(rows, plan, GROUPS)
+  const { paging, partition } = plan
+  const order = orderSql(plan, GROUPS)
+  const over = partition ? 'PARTITION BY ??' : ''
+  const overBindings = partition ? [`${GROUPS}.${partition.alias}`] : []
+  const ordered = order.sql ? ` ORDER BY ${order.sql}` : ''
+  rows.select(
+    knex.raw(`ROW_NUMBER() OVER (${over}${ordered}) AS ??`, [...overBindings, ...order.bindings, ROW]),
+    knex.raw(`COUNT(*) OVER (${over}) AS ??`, [...overBindings, TOTAL])
+  )
+  const { limit, offset } = paging!
+  const query = knex
+    .select(`${RANKED}.*`)
+    .from(rows.as(RANKED))
+    .where((window) => {
+      window.where((page) =>
+        page.where(`${RANKED}.${ROW}`, '>', offset).andWhere(`${RANKED}.${ROW}`, '<=', offset + limit + 1)
+      )
+      if (plan.totalCount) window.orWhere(`${RANKED}.${ROW}`, 1)
+    })
+  if (partition) query.orderBy(`${RANKED}.${partition.alias}`)
+  return query.orderBy(`${RANKED}.${ROW}`)
 }
 
 /** The answer to `plan` from the rows of its statement (compiled for `plan` or for one of the same shape). */

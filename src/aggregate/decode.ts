@@ -18,12 +18,14 @@ export const TOTAL = '__fq_total'
 export const ZONE_UNKNOWN = '__fq_zone_unknown_'
 
 /**
- * A date bucket comes back as its start, `YYYY-MM-DDTHH:MM:SS` in UTC, from every dialect; clients get it as
- * an ISO timestamp.
+ * A date bucket comes back as its start, `YYYY-MM-DDTHH:MM:SS` in UTC, or for whole days in UTC as the date
+ * `YYYY-MM-DD` (see `DateBuckets.startIsDate`); clients get it as an ISO timestamp.
  */
 function decodeGroup(group: GroupColumn, value: unknown) {
   if (!group.bucket) return decodeValue(group.field.kind, value)
-  return value === null || value === undefined ? null : `${decodeValue('string', value)}.000Z`
+  if (value === null || value === undefined) return null
+  const start = decodeValue('string', value) as string
+  return start.length === 10 ? `${start}T00:00:00.000Z` : `${start}.000Z`
 }
 
 /** The column where a database that cannot answer Infinity says that a sum or average overflowed. */

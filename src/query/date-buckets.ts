@@ -18,6 +18,14 @@ export interface DateBuckets {
    */
   nameAfterGrouping?(start: string, bucket: DateBucket, zone: string): Knex.Raw
   /**
+   * Whether the bucket's start comes back as a date, `YYYY-MM-DD` (whole days in UTC), which decoding names
+   * for nothing. Naming 730 days in SQL costs MariaDB 250 µs of a 2 ms statement (DATE_FORMAT; any
+   * conversion to text at least 150 µs), and the derived table holding the names 120 µs more.
+   */
+  startIsDate?(bucket: DateBucket, zone: string): boolean
+  /** The statement's options under which the driver answers such a start as text, not as a Date. */
+  dateAsText?: Record<string, unknown>
+  /**
    * True when the database cannot convert to `zone` (MariaDB without its time-zone tables), selected with
    * the groups so that no second statement is needed to tell.
    */
@@ -49,6 +57,9 @@ const SQLITE_UTC: Record<DateBucket, string> = {
   YEAR: "date(?? / 1000.0, 'unixepoch', 'start of year')"
 }
 
+/** Buckets of whole days in UTC, whose starts SQLite's date() and MariaDB's DATE arithmetic give as dates. */
+const wholeDaysInUtc = (bucket: DateBucket, zone: string) => zone === UTC && bucket !== 'HOUR'
+
 const columnsIn = (sql: string, column: SqlColumn) => Array(sql.split('??').length - 1).fill(column)
 
 function sqlite(knex: Knex): DateBuckets {
@@ -59,7 +70,8 @@ function sqlite(knex: Knex): DateBuckets {
         : knex.raw(`${SQLITE_BUCKET_FUNCTION}(??, ?, ?)`, [column, bucket, zone]),
     // The plugin's function for other zones answers names already.
     nameAfterGrouping: (start, bucket, zone) =>
-      zone === UTC && bucket !== 'HOUR' ? knex.raw("?? || 'T00:00:00'", [start]) : knex.raw('??', [start]),
+      wholeDaysInUtc(bucket, zone) ? knex.raw("?? || 'T00:00:00'", [start]) : knex.raw('??', [start]),
+    startIsDate: wholeDaysInUtc,
     keyTable: (keys) => knex.raw('(SELECT value AS __fq_key FROM json_each(?))', [keys]),
     needsFunction: true
   }
@@ -106,6 +118,9 @@ function mysql(knex: Knex): DateBuckets {
       return knex.raw("CONVERT_TZ(?, ?, '+00:00')", [start, zone])
     },
     nameAfterGrouping: (start) => knex.raw(`DATE_FORMAT(??, ${MYSQL_KEY})`, [start]),
+    startIsDate: wholeDaysInUtc,
+    // Only DATE: DATETIME values (minimums and maximums of date fields) stay Dates, as every read gives them.
+    dateAsText: { dateStrings: ['DATE'] },
     zoneUnknown: (zone) => knex.raw("CONVERT_TZ('2000-01-01 00:00:00', '+00:00', ?) IS NULL", [zone]),
     keyTable: (keys) =>
       knex.raw(

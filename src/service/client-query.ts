@@ -15,6 +15,8 @@ interface QueryObject {
   method: 'raw'
   sql: string
   bindings: readonly unknown[]
+  /** The driver's options for this query, which knex's clients pass on with the SQL. */
+  options?: Readonly<Record<string, unknown>>
   __knexQueryUid: string
 }
 
@@ -28,11 +30,16 @@ interface QueryObject {
  * as a raw statement's and passed through the application's `postProcessResponse`, and reported to
  * `on('query-response')` when something listens, with the query's own `__knexQueryUid` as knex gives one.
  */
-export async function runCompiledQuery(knex: Knex, sql: string, bindings: readonly unknown[]) {
+export async function runCompiledQuery(
+  knex: Knex,
+  sql: string,
+  bindings: readonly unknown[],
+  options?: Readonly<Record<string, unknown>>
+) {
   const client = knex.client as unknown as QueryingClient
   const connection = await client.acquireConnection()
   try {
-    const query: QueryObject = { method: 'raw', sql, bindings, __knexQueryUid: queryUid() }
+    const query: QueryObject = { method: 'raw', sql, bindings, options, __knexQueryUid: queryUid() }
     const response = client.postProcessResponse(client.processResponse(await client.query(connection, query), undefined), undefined)
     reportResponse(client, connection, query, response)
     return response

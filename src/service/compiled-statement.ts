@@ -47,9 +47,12 @@ export class CompiledStatement {
   private readonly bindings: readonly unknown[]
   /** Pairs of (position in the bindings, value index). */
   private readonly slots: readonly number[]
+  /** The driver's options the query builder carried (`.options()`), such as mysql2's `dateStrings`. */
+  private readonly options: Readonly<Record<string, unknown>> | undefined
 
   private constructor(compiled: Knex.Sql, slots: number[], private readonly dialect: Dialect) {
     this.sql = compiled.sql
+    this.options = Object.keys(compiled.options ?? {}).length ? compiled.options : undefined
     // The stand-ins are replaced on every run; kept, they would hold a string per value.
     const bindings = compiled.bindings.slice()
     for (let at = 0; at < slots.length; at += 2) bindings[slots[at]] = null
@@ -92,6 +95,6 @@ export class CompiledStatement {
     if (preparedBytes !== undefined && preparesStatements(knex)) {
       return allPrepared(knex, this.sql, bindings, preparedBytes)
     }
-    return this.dialect.rawRows(await runCompiledQuery(knex, this.sql, bindings))
+    return this.dialect.rawRows(await runCompiledQuery(knex, this.sql, bindings, this.options))
   }
 }
