@@ -145,7 +145,15 @@ function send(port: number, request: Scenario['server']) {
 
 async function statementsPerRequest(port: number, request: Scenario['server']) {
   const count = async () => ((await (await fetch(`http://127.0.0.1:${port}/__statements`)).json()) as { statements: number }).statements
-  const before = await count()
+  // Requests autocannon left in flight (or queued behind the plugin's concurrency limit) when the last round
+  // ended still run their statements: counting starts once none has run for 200 ms.
+  let before = await count()
+  for (let settled = false; !settled; ) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const now = await count()
+    settled = now === before
+    before = now
+  }
   const runs = 20
   for (let run = 0; run < runs; run++) await send(port, request)
   return ((await count()) - before) / runs
