@@ -146,9 +146,9 @@ function send(port: number, request: Scenario['server']) {
 async function statementsPerRequest(port: number, request: Scenario['server']) {
   const count = async () => ((await (await fetch(`http://127.0.0.1:${port}/__statements`)).json()) as { statements: number }).statements
   // Requests autocannon left in flight (or queued behind the plugin's concurrency limit) when the last round
-  // ended still run their statements: counting starts once none has run for 200 ms.
+  // ended still run their statements: counting starts once none has run for 200 ms (or after 10 s).
   let before = await count()
-  for (let settled = false; !settled; ) {
+  for (let settled = false, waits = 0; !settled && waits < 50; waits++) {
     await new Promise((resolve) => setTimeout(resolve, 200))
     const now = await count()
     settled = now === before

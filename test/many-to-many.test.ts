@@ -97,6 +97,35 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
     assert.deepEqual([eleven.totalCount, eleven.pageInfo.hasNextPage], [11, true])
   })
 
+  it('buckets each parent\'s related records by day through the link, named as on the root', async () => {
+    // The link's statement is built for each call, not compiled once: the day reaches the decoder as a date
+    // on this path too (see DateBuckets.startIsDate).
+    const response = await graphql(
+      env.server,
+      `{
+        todoItems(paging: { first: 30 }) { edges { node { created } } }
+        tags(paging: { first: 1 }, sorting: [{ field: name, direction: ASC }]) {
+          edges { node { name todoItemsAggregate { groupBy { created(by: DAY) } count { id } } } }
+        }
+      }`
+    )
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    // Tag 0 is linked to all 30 items.
+    const perDay = new Map<string, number>()
+    for (const edge of response.data.todoItems.edges) {
+      const day = `${edge.node.created.slice(0, 10)}T00:00:00.000Z`
+      perDay.set(day, (perDay.get(day) ?? 0) + 1)
+    }
+    const [tag] = response.data.tags.edges
+    assert.equal(tag.node.name, tagName(0))
+    assert.deepEqual(
+      tag.node.todoItemsAggregate,
+      [...perDay]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([created, id]) => ({ groupBy: { created }, count: { id } }))
+    )
+  })
+
   it('aggregates each parent\'s related records, both ways, in one statement per relation', async () => {
     let response: any
     const statements = await env.server.recordStatements(async () => {

@@ -241,8 +241,8 @@ export function compileAggregate(
     if (buckets.zoneUnknown)
       query.select(knex.raw('? AS ??', [buckets.zoneUnknown(zone), `${ZONE_UNKNOWN}${index}`]))
   })
-  const datesAsText = buckets.dateAsText && keys.some((group) => startIsDate(buckets, plan, group))
-  if (datesAsText) query.options(buckets.dateAsText!)
+  const { dateAsText } = buckets
+  if (dateAsText && keys.some((group) => startIsDate(buckets, plan, group))) query.options(dateAsText)
   return query
 }
 

@@ -87,6 +87,20 @@ const MYSQL_LOCAL_START: Record<Exclude<DateBucket, 'HOUR'>, string> = {
   YEAR: 'MAKEDATE(YEAR({L}), 1)'
 }
 
+/**
+ * mysql2's option for a statement whose DATE values are read as text. A statement's `dateStrings` replaces
+ * the connection's, so the connection's own types stay in the list: DATETIME values (minimums and maximums
+ * of date fields) then come back as every read of the application gives them. None is needed where the
+ * connection reads every date as text already.
+ */
+function mysqlDateAsText(knex: Knex): Record<string, unknown> | undefined {
+  const connection = knex.client.config.connection as { dateStrings?: unknown } | null | undefined
+  const configured = typeof connection === 'object' ? connection?.dateStrings : undefined
+  if (configured === true) return undefined
+  const types = Array.isArray(configured) ? configured.map(String) : []
+  return { dateStrings: types.includes('DATE') ? types : ['DATE', ...types] }
+}
+
 const MYSQL_KEY = "'%Y-%m-%dT%H:%i:%s'"
 
 /**
@@ -119,8 +133,7 @@ function mysql(knex: Knex): DateBuckets {
     },
     nameAfterGrouping: (start) => knex.raw(`DATE_FORMAT(??, ${MYSQL_KEY})`, [start]),
     startIsDate: wholeDaysInUtc,
-    // Only DATE: DATETIME values (minimums and maximums of date fields) stay Dates, as every read gives them.
-    dateAsText: { dateStrings: ['DATE'] },
+    dateAsText: mysqlDateAsText(knex),
     zoneUnknown: (zone) => knex.raw("CONVERT_TZ('2000-01-01 00:00:00', '+00:00', ?) IS NULL", [zone]),
     keyTable: (keys) =>
       knex.raw(
