@@ -94,19 +94,15 @@ function groupedRows(
 }
 
 /**
- * Whether a group's bucket is named in SQL after grouping: where the database groups by the bucket's start
- * and that start is no date that decoding names, and for a fill, whose series of names the groups join.
+ * Whether a group's bucket start reaches decoding as a date (`YYYY-MM-DD`), which names it there. Not with a
+ * fill: the groups are joined to its series of names, so they are named in SQL first.
  */
-function namedInSql(buckets: DateBuckets, plan: AggregatePlan, group: GroupColumn) {
-  if (!group.bucket || !buckets.nameAfterGrouping) return false
-  return plan.fill !== undefined || !buckets.startIsDate?.(group.bucket, group.zone ?? UTC)
-}
+const startIsDate = (buckets: DateBuckets, plan: AggregatePlan, group: GroupColumn) =>
+  group.bucket !== undefined && !plan.fill && buckets.startIsDate?.(group.bucket, group.zone ?? UTC) === true
 
-/** Whether a group's bucket start is answered as a date, which decoding names. */
-function startIsDate(buckets: DateBuckets, plan: AggregatePlan, group: GroupColumn) {
-  if (!group.bucket || namedInSql(buckets, plan, group)) return false
-  return buckets.startIsDate?.(group.bucket, group.zone ?? UTC) === true
-}
+/** Whether a group's bucket is named in SQL after grouping (the database groups by the bucket's start). */
+const namedInSql = (buckets: DateBuckets, plan: AggregatePlan, group: GroupColumn) =>
+  group.bucket !== undefined && buckets.nameAfterGrouping !== undefined && !startIsDate(buckets, plan, group)
 
 /** The grouped rows with the buckets that need it named (see `namedInSql`). */
 function namedBuckets(
