@@ -9,8 +9,11 @@ import { createTestDatabase, databaseNames, type DatabaseName } from './support/
 import { createClient } from 'graphql-ws'
 import WebSocket from 'ws'
 import { eventually, freshSyncKey, reachable, REDIS, startInstance, type Instance } from './support/instances'
+import { TcpProxy } from './support/tcp-proxy'
 
 const INSTANCES = 3
+/** Each way, on the link of one more instance to the broker. */
+const SLOW_LINK_MS = 60
 
 /** One database for all instances: SQLite as a file (WAL lets processes share it), the others fresh. */
 async function sharedDatabase(name: DatabaseName) {
@@ -31,6 +34,9 @@ for (const name of databaseNames) {
   describe(`Scaling out: ${INSTANCES} instances on one database, events through Redis [${name}]`, function () {
     const instances: Instance[] = []
     let database: { url: string; drop(): Promise<void> } | undefined
+    // One more instance, whose link to Redis is slow: the events of its writes reach the broker late.
+    let slow: Instance | undefined
+    const slowLink = new TcpProxy(REDIS.host, REDIS.port, SLOW_LINK_MS)
 
     before(async function () {
       this.timeout(120000)
@@ -46,10 +52,14 @@ for (const name of databaseNames) {
       const syncKey = freshSyncKey()
       for (let index = 0; index < INSTANCES; index++)
         instances.push(await startInstance(database.url, syncKey))
+      await slowLink.start()
+      slow = await startInstance(database.url, syncKey, slowLink.port)
     })
 
     after(async () => {
       for (const instance of instances.splice(0)) instance.stop()
+      slow?.stop()
+      await slowLink.stop()
       await database?.drop()
     })
 
@@ -84,7 +94,8 @@ for (const name of databaseNames) {
       await second.client.service('todo-items').patch(id, { priority: 3 })
       await third.http('DELETE', `/todo-items/${id}`)
       // Only this record's events: the previous test's may still be on their way.
-      const eventsOf = (instance: Instance) => instance.events.filter((event) => event.data.id === id)
+      const eventsOf = (instance: Instance) =>
+        instance.events.filter((event) => event.path === 'todo-items' && event.data.id === id)
       await eventually(() => instances.every((instance) => eventsOf(instance).length >= 3))
       for (const [index, instance] of instances.entries()) {
         const heard = eventsOf(instance).map(({ event, data }) => [event, data.id, data.title, data.priority])
@@ -104,6 +115,57 @@ for (const name of databaseNames) {
       console.log(
         `      (the patch's event reached the last instance's client ${latest} ms after it was sent)`
       )
+    })
+
+    it('answers a write once Redis has its events: a later write, anywhere, is heard after it', async function () {
+      this.timeout(30000)
+      const [first, second] = instances
+      const everywhere = [...instances, slow!]
+      const heard = (path: string, id: unknown) => (instance: Instance) =>
+        instance.events
+          .filter((event) => event.path === path && String(event.data.id) === String(id))
+          .map(({ event, data }) => [event, data.title, data.priority ?? data.todoItemId])
+      // REST on the slow instance, then at once socket.io on another.
+      const created = await slow!.http('POST', '/todo-items', { title: 'from afar' })
+      assert.equal(created.status, 201, created.text)
+      const id = created.body.id
+      await first.client.service('todo-items').patch(id, { priority: 4 })
+      // A GraphQL relation mutation on the slow instance: the sub task's event is announced when its
+      // transaction commits, and the answer waits for the broker all the same.
+      const other = await first.http('POST', '/todo-items', { title: 'the other parent' })
+      const parentId = String(other.body.id)
+      const subTask = await first.http('POST', '/sub-tasks', { title: 'moved', todoItemId: parentId })
+      assert.equal(subTask.status, 201, subTask.text)
+      const input = `{ id: ${id}, relationIds: [${subTask.body.id}] }`
+      const query = `mutation { addSubTasksToTodoItem(input: ${input}) { id } }`
+      const moved = await slow!.http('POST', '/graphql', { query })
+      assert.equal(moved.body.errors, undefined, moved.text)
+      await second.http('PATCH', `/sub-tasks/${subTask.body.id}`, { title: 'moved and renamed' })
+      const todoEvents = heard('todo-items', id)
+      const subTaskEvents = heard('sub-tasks', subTask.body.id)
+      const allHeard = (instance: Instance) =>
+        todoEvents(instance).length >= 2 && subTaskEvents(instance).length >= 3
+      await eventually(() => everywhere.every(allHeard))
+      for (const [index, instance] of everywhere.entries()) {
+        const name = index === INSTANCES ? 'the slow instance' : `instance ${index + 1}`
+        assert.deepEqual(
+          todoEvents(instance),
+          [
+            ['created', 'from afar', 0],
+            ['patched', 'from afar', 4]
+          ],
+          name
+        )
+        assert.deepEqual(
+          subTaskEvents(instance),
+          [
+            ['created', 'moved', parentId],
+            ['patched', 'moved', String(id)],
+            ['patched', 'moved and renamed', String(id)]
+          ],
+          name
+        )
+      }
     })
 
     it('feeds GraphQL subscriptions on every instance, whichever instance wrote', async function () {

@@ -1,7 +1,8 @@
 import { getServiceOptions, type HookContext, type NextFunction } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import type { ResolvedResource } from '../resource/resolve'
-import { ambientTransaction } from '../service/transaction'
+import { announceOnCommit } from '../service/transaction'
+import { eventsHandedToBroker } from './broker'
 import type { ResourceParams, ResourceRecord } from '../service/resource-service'
 import { copyWith } from '../copy-with'
 
@@ -87,9 +88,9 @@ export function externalRecords(resources: ResolvedResource[]) {
       for (const record of Array.isArray(external) ? external : [external]) emitter.emit(event, record, context)
     }
     // A write made inside a transaction it did not open (another write's hooks, a GraphQL relation mutation)
-    // is announced once that transaction commits, and never if it rolls back.
-    const outer = ambientTransaction((context.service as { Model?: Knex }).Model as Knex)
-    if (outer) outer.executionPromise.then(emit, () => undefined)
-    else emit()
+    // is announced once that transaction commits, and never if it rolls back; whoever opened it answers.
+    if (announceOnCommit((context.service as { Model?: Knex }).Model as Knex, emit)) return
+    emit()
+    await eventsHandedToBroker(context.app)
   }
 }

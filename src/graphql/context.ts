@@ -17,6 +17,7 @@ import {
   type ResourceRecord,
   type ResourceService
 } from '../service/resource-service'
+import { eventsHandedToBroker } from '../feathers/broker'
 import { inAmbientTransaction } from '../service/transaction'
 import { ConcurrencyLimit } from './concurrency'
 import { RelationLoaders } from './loaders'
@@ -156,7 +157,10 @@ class RequestContext implements ServiceCaller {
     return copyWith(this.base, { query, queryModel: true })
   }
 
-  inTransaction<T>(resource: ResolvedResource, work: () => Promise<T>): Promise<T> {
-    return inAmbientTransaction(resourceService(this.app, resource).Model, work)
+  /** Answers once the writes' events, announced when the transaction commits, are with the broker. */
+  async inTransaction<T>(resource: ResolvedResource, work: () => Promise<T>): Promise<T> {
+    const result = await inAmbientTransaction(resourceService(this.app, resource).Model, work)
+    await eventsHandedToBroker(this.app)
+    return result
   }
 }

@@ -8,6 +8,8 @@ import { copyWith } from '../copy-with'
 interface Ambient {
   knex: Knex
   trx: Knex.Transaction
+  /** What is to be announced once the transaction commits, in the order it was queued. */
+  announcements: Array<() => void>
 }
 
 const ambient = new AsyncLocalStorage<Ambient>()
@@ -23,6 +25,17 @@ export function ambientTransaction(knex: Knex): Knex.Transaction | undefined {
 }
 
 /**
+ * Queues `announce` (a write's events) until the ambient transaction on `knex` commits, in the order the
+ * writes were made, and drops it if the transaction rolls back. Without one open, answers false.
+ */
+export function announceOnCommit(knex: Knex, announce: () => void): boolean {
+  const current = ambient.getStore()
+  if (!current || current.knex !== knex || current.trx.isCompleted()) return false
+  current.announcements.push(announce)
+  return true
+}
+
+/**
  * Runs `work` in one transaction that resource-service calls made inside it join without passing
  * `params.transaction` (or in the one already open), e.g. the several writes of a GraphQL relation mutation.
  */
@@ -31,9 +44,10 @@ export async function inAmbientTransaction<T>(knex: Knex, work: (trx: Knex.Trans
   if (open) return work(open)
   let workFailure: { error: unknown } | undefined
   let result: T | undefined
+  const announcements: Ambient['announcements'] = []
   await runTransaction(
     writeTransaction(knex, (trx) =>
-      ambient.run({ knex, trx }, async () => {
+      ambient.run({ knex, trx, announcements }, async () => {
         result = await work(trx).catch((error: unknown) => {
           workFailure = { error }
           throw error
@@ -42,6 +56,7 @@ export async function inAmbientTransaction<T>(knex: Knex, work: (trx: Knex.Trans
     ),
     () => workFailure
   )
+  for (const announce of announcements) announce()
   return result as T
 }
 

@@ -29,6 +29,7 @@ export function freshSyncKey() {
 }
 
 export interface ServiceEvent {
+  path: string
   event: string
   data: Record<string, unknown>
   at: number
@@ -39,18 +40,25 @@ export interface Instance {
   baseUrl: string
   http: Http
   socket: Socket
-  /** The todo-items events this instance's socket.io client received. */
+  /** The todo-items and sub-tasks events this instance's socket.io client received, in order. */
   events: ServiceEvent[]
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   client: ReturnType<typeof feathers<Record<string, any>>>
   stop(): void
 }
 
-/** Starts the example app in a process of its own on `databaseUrl`, sharing events on `syncKey` through Redis. */
-export async function startInstance(databaseUrl: string, syncKey: string): Promise<Instance> {
+/**
+ * Starts the example app in a process of its own on `databaseUrl`, sharing events on `syncKey` through Redis
+ * (at `redisPort`: a proxy's, for a slow link).
+ */
+export async function startInstance(
+  databaseUrl: string,
+  syncKey: string,
+  redisPort = REDIS.port
+): Promise<Instance> {
   const env = {
     DATABASE_URL: databaseUrl,
-    SYNC_URL: `redis://${REDIS.host}:${REDIS.port}`,
+    SYNC_URL: `redis://${REDIS.host}:${redisPort}`,
     SYNC_KEY: syncKey
   }
   const server = startScript('support/example-server.ts', env)
@@ -63,10 +71,11 @@ export async function startInstance(databaseUrl: string, syncKey: string): Promi
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const client = feathers<Record<string, any>>().configure(socketioClient(socket))
   const events: ServiceEvent[] = []
-  for (const event of ['created', 'patched', 'updated', 'removed']) {
-    client
-      .service('todo-items')
-      .on(event, (data: Record<string, unknown>) => events.push({ event, data, at: Date.now() }))
+  for (const path of ['todo-items', 'sub-tasks']) {
+    for (const event of ['created', 'patched', 'updated', 'removed']) {
+      const heard = (data: Record<string, unknown>) => events.push({ path, event, data, at: Date.now() })
+      client.service(path).on(event, heard)
+    }
   }
   return {
     baseUrl,

@@ -1,9 +1,10 @@
 import net from 'node:net'
 
 /**
- * A TCP proxy to a database that a test can cut (open connections reset, new ones refused, as when the
- * server stops), hang (nothing reaches either side any more and nothing is refused, as when a network drops
- * packets) and restore (listening again on the same port and forwarding again, as when it comes back).
+ * A TCP proxy to a server (a database, a broker) that a test can cut (open connections reset, new ones
+ * refused, as when the server stops), hang (nothing reaches either side any more and nothing is refused, as
+ * when a network drops packets) and restore (listening again on the same port and forwarding again, as when
+ * it comes back). With `latencyMs`, every chunk is forwarded that much later, in order, as over a slow link.
  */
 export class TcpProxy {
   private server?: net.Server
@@ -13,7 +14,8 @@ export class TcpProxy {
 
   constructor(
     private readonly targetHost: string,
-    private readonly targetPort: number
+    private readonly targetPort: number,
+    private readonly latencyMs = 0
   ) {}
 
   async start(port = 0) {
@@ -34,7 +36,14 @@ export class TcpProxy {
           upstream.destroy()
         })
       }
-      client.pipe(upstream).pipe(client)
+      if (this.latencyMs === 0) client.pipe(upstream).pipe(client)
+      else {
+        // Timers of one duration fire in the order they were set: chunks keep their order.
+        const delayed = (from: net.Socket, to: net.Socket) =>
+          from.on('data', (chunk) => setTimeout(() => to.writable && to.write(chunk), this.latencyMs))
+        delayed(client, upstream)
+        delayed(upstream, client)
+      }
     })
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve))
     this.port = (this.server.address() as net.AddressInfo).port
