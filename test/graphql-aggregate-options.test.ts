@@ -163,6 +163,38 @@ forEachDatabase(
       ])
     })
 
+    it('groups records without a date under null, by every bucket and in every time zone', async () => {
+      // The tenant's books were published at midnight UTC on these days of 2026, one has no date.
+      const utc = (...days: string[]) => days.map((day) => `${day}T00:00:00.000Z`)
+      const berlin = (...days: string[]) => days.map((day) => `${day}T23:00:00.000Z`)
+      const expected: Record<string, string[]> = {
+        'HOUR UTC': utc('2026-01-01', '2026-01-05', '2026-01-07'),
+        'HOUR Europe/Berlin': utc('2026-01-01', '2026-01-05', '2026-01-07'),
+        'DAY UTC': utc('2026-01-01', '2026-01-05', '2026-01-07'),
+        'DAY Europe/Berlin': berlin('2025-12-31', '2026-01-04', '2026-01-06'),
+        'WEEK UTC': utc('2025-12-29', '2026-01-05'),
+        'WEEK Europe/Berlin': berlin('2025-12-28', '2026-01-04'),
+        'MONTH UTC': utc('2026-01-01'),
+        'MONTH Europe/Berlin': berlin('2025-12-31'),
+        'QUARTER UTC': utc('2026-01-01'),
+        'QUARTER Europe/Berlin': berlin('2025-12-31'),
+        'YEAR UTC': utc('2026-01-01'),
+        'YEAR Europe/Berlin': berlin('2025-12-31')
+      }
+      for (const [at, starts] of Object.entries(expected)) {
+        const [by, timeZone] = at.split(' ')
+        const grouped = await graphql(
+          env.server,
+          `{ bookAggregate { groupBy { published(by: ${by}, timeZone: "${timeZone}") } count { id } } }`,
+          undefined,
+          ACME
+        )
+        assert.equal(grouped.errors, undefined, JSON.stringify(grouped.errors))
+        const groups = grouped.data.bookAggregate.map((entry: any) => entry.groupBy.published)
+        assert.deepEqual(groups, [null, ...starts], at)
+      }
+    })
+
     it('scopes relation aggregates the same way, every parent in one statement', async () => {
       const document = `{
         libraries { edges { node { name

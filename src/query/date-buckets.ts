@@ -52,8 +52,9 @@ const SQLITE_UTC: Record<DateBucket, string> = {
   // 'weekday 0' moves forward to the next Sunday (or stays on one); six days back is the ISO week's Monday.
   WEEK: "date(?? / 1000.0, 'unixepoch', 'weekday 0', '-6 days')",
   MONTH: "date(?? / 1000.0, 'unixepoch', 'start of month')",
+  // The month's start, moved back to the quarter's first month. (NULL stays NULL, as in every bucket.)
   QUARTER:
-    "printf('%s-%02d-01', strftime('%Y', ?? / 1000.0, 'unixepoch'), (CAST(strftime('%m', ?? / 1000.0, 'unixepoch') AS INTEGER) - 1) / 3 * 3 + 1)",
+    "date(?? / 1000.0, 'unixepoch', 'start of month', '-' || ((CAST(strftime('%m', ?? / 1000.0, 'unixepoch') AS INTEGER) - 1) % 3) || ' months')",
   YEAR: "date(?? / 1000.0, 'unixepoch', 'start of year')"
 }
 
