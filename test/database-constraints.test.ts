@@ -27,7 +27,21 @@ const looseSubTaskResource = defineResource({
   })
 })
 
-const looseApp = exampleResourcesApp({ quietErrors: true, resources: [todoItemResource, subTaskResource, ...tagResources, looseSubTaskResource] })
+/** Notes whose table checks that the body is longer than two characters; the schema does not. */
+const checkedNoteResource = defineResource({
+  name: 'CheckedNote',
+  table: 'checked_notes',
+  basePath: 'checked-notes',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    body: FilterableField(Type.String())
+  })
+})
+
+const looseApp = exampleResourcesApp({
+  quietErrors: true,
+  resources: [todoItemResource, subTaskResource, ...tagResources, looseSubTaskResource, checkedNoteResource]
+})
 
 forEachDatabase(
   'Database constraints: what only the table refuses is a 400',
@@ -37,6 +51,11 @@ forEachDatabase(
     before(async () => {
       await clearTables(env.server.db)
       ;[parent] = await seedTodoItems(env.server.db, [{ title: 'parent' }])
+      await env.server.db.schema.createTable('checked_notes', (table) => {
+        table.increments('id')
+        table.string('body').notNullable()
+        table.check('length(??) > 2', ['body'], 'body_longer_than_two')
+      })
     })
 
     const subTasks = async () => env.server.db('sub_tasks').select('id')
@@ -73,6 +92,19 @@ forEachDatabase(
         todoItemId: parent
       })
       assert.equal(fine.status, 201, fine.text)
+    })
+
+    it('answers a CHECK violation with a 400, and writes nothing', async () => {
+      const response = await env.server.http('POST', '/checked-notes', { body: 'ab' })
+      assert.equal(response.status, 400, response.text)
+      assert.equal(response.body.name, 'BadRequest')
+      assert.match(response.body.message, /violates a database constraint/)
+      assert.deepEqual(await env.server.db('checked_notes').select('id'), [])
+      const fine = await env.server.http('POST', '/checked-notes', { body: 'abc' })
+      assert.equal(fine.status, 201, fine.text)
+      const patched = await env.server.http('PATCH', `/checked-notes/${fine.body.id}`, { body: '' })
+      assert.equal(patched.status, 400, patched.text)
+      assert.deepEqual(await env.server.db('checked_notes').select('body'), [{ body: 'abc' }])
     })
   },
   looseApp

@@ -23,6 +23,15 @@ interface FaultKit {
   /** Ends a thread's running statement (`query`) or its whole connection. */
   kill(admin: Knex, thread: number, what: 'query' | 'connection'): Promise<unknown>
   lockRow(holder: Knex.Transaction, database: string, id: number): Promise<unknown>
+  /** Holds the whole todo_items table until `unlockTable`: reads of it wait as well as writes. */
+  lockTable(holder: Knex.Transaction, database: string): Promise<unknown>
+  unlockTable(holder: Knex.Transaction): Promise<unknown>
+  /**
+   * Makes the database end every statement of the connections made to `databaseUrl` after `ms`, as an
+   * administrator does (MariaDB: a user `WITH MAX_STATEMENT_TIME`; PostgreSQL: the database's
+   * `statement_timeout`), and answers the URL to connect with. `undo` removes what it made.
+   */
+  withDeadline(databaseUrl: string, ms: number): Promise<{ url: string; undo(): Promise<void> }>
 }
 
 const faultKits: Partial<Record<DatabaseName, FaultKit>> = {
@@ -41,7 +50,29 @@ const faultKits: Partial<Record<DatabaseName, FaultKit>> = {
     },
     kill: (admin, thread, what) => admin.raw(`${what === 'query' ? 'KILL QUERY' : 'KILL'} ${Number(thread)}`),
     lockRow: (holder, database, id) =>
-      holder.raw('SELECT id FROM ??.todo_items WHERE id = ? FOR UPDATE', [database, id])
+      holder.raw('SELECT id FROM ??.todo_items WHERE id = ? FOR UPDATE', [database, id]),
+    lockTable: (holder, database) => holder.raw('LOCK TABLES ??.todo_items WRITE', [database]),
+    // LOCK TABLES outlives the transaction: the connection would go back to the pool holding it.
+    unlockTable: (holder) => holder.raw('UNLOCK TABLES'),
+    async withDeadline(databaseUrl, ms) {
+      const url = new URL(databaseUrl)
+      const database = url.pathname.slice(1)
+      const user = `fq_deadline_${database}`.slice(0, 80)
+      const admin = knex({ client: 'mysql2', connection: process.env.MYSQL_URL })
+      await admin.raw(`CREATE USER ??@'%' WITH MAX_STATEMENT_TIME ${ms / 1000}`, [user])
+      await admin.raw(`GRANT ALL ON ??.* TO ??@'%'`, [database, user])
+      await admin.destroy()
+      url.username = user
+      url.password = ''
+      return {
+        url: url.toString(),
+        async undo() {
+          const dropper = knex({ client: 'mysql2', connection: process.env.MYSQL_URL })
+          await dropper.raw(`DROP USER IF EXISTS ??@'%'`, [user])
+          await dropper.destroy()
+        }
+      }
+    }
   },
   postgres: {
     url: process.env.PG_URL!,
@@ -61,8 +92,55 @@ const faultKits: Partial<Record<DatabaseName, FaultKit>> = {
     },
     kill: (admin, thread, what) =>
       admin.raw(`SELECT ${what === 'query' ? 'pg_cancel_backend' : 'pg_terminate_backend'}(?)`, [thread]),
-    lockRow: (holder, _database, id) => holder.raw('SELECT id FROM todo_items WHERE id = ? FOR UPDATE', [id])
+    lockRow: (holder, _database, id) => holder.raw('SELECT id FROM todo_items WHERE id = ? FOR UPDATE', [id]),
+    lockTable: (holder) => holder.raw('LOCK TABLE todo_items IN ACCESS EXCLUSIVE MODE'),
+    // Released with the transaction.
+    unlockTable: async () => undefined,
+    async withDeadline(databaseUrl, ms) {
+      const database = new URL(databaseUrl).pathname.slice(1)
+      const admin = knex({ client: 'pg', connection: databaseUrl })
+      await admin.raw(`ALTER DATABASE ?? SET statement_timeout = ${Number(ms)}`, [database])
+      await admin.destroy()
+      // The database goes with the test server.
+      return { url: databaseUrl, undo: async () => undefined }
+    }
   }
+}
+
+async function timed<T>(work: () => Promise<T>) {
+  const started = Date.now()
+  const result = await work()
+  return { result, ms: Date.now() - started }
+}
+
+/** Every kind of request, each checked for a 503 (GraphQL: SERVICE_UNAVAILABLE) within `withinMs`. */
+async function assertAllUnavailable(server: TestServer, withinMs: number) {
+  const requests: Array<[string, string, unknown?]> = [
+    ['GET', '/todo-items'],
+    ['GET', '/todo-items/1'],
+    ['GET', '/todo-items/export'],
+    ['POST', '/todo-items', { title: 'lost' }],
+    ['PATCH', '/todo-items/1', { title: 'lost' }],
+    ['DELETE', '/todo-items/1'],
+    ['POST', '/graphql', { query: '{ todoItems { edges { node { id } } } }' }]
+  ]
+  // At once, as clients would send them: each is bounded, not their sum.
+  const outcomes = await Promise.all(
+    requests.map(([method, path, body]) => timed(() => server.http(method, path, body)))
+  )
+  outcomes.forEach(({ result, ms }, index) => {
+    const [method, path] = requests[index]
+    const label = `${method} ${path}`
+    if (path === '/graphql') {
+      assert.ok(result.status < 500, `${label} answered ${result.status}`)
+      assert.equal(result.body.errors?.[0]?.extensions.code, 'SERVICE_UNAVAILABLE', `${label}: ${result.text}`)
+    } else {
+      assert.equal(result.status, 503, `${label}: ${result.text}`)
+      assert.equal(result.body.name, 'Unavailable')
+      assert.equal(result.body.className, 'unavailable')
+    }
+    assert.ok(ms < withinMs, `${label} took ${ms} ms to fail (at most ${withinMs})`)
+  })
 }
 
 const networked = (['mysql', 'postgres'] as const).filter((name) => databaseNames.includes(name))
@@ -104,42 +182,6 @@ for (const name of networked) {
       await proxy?.stop()
     })
 
-    async function timed<T>(work: () => Promise<T>) {
-      const started = Date.now()
-      const result = await work()
-      return { result, ms: Date.now() - started }
-    }
-
-    /** Every kind of request, each checked for a 503 (GraphQL: SERVICE_UNAVAILABLE) within `withinMs`. */
-    async function assertAllUnavailable(withinMs: number) {
-      const requests: Array<[string, string, unknown?]> = [
-        ['GET', '/todo-items'],
-        ['GET', '/todo-items/1'],
-        ['GET', '/todo-items/export'],
-        ['POST', '/todo-items', { title: 'lost' }],
-        ['PATCH', '/todo-items/1', { title: 'lost' }],
-        ['DELETE', '/todo-items/1'],
-        ['POST', '/graphql', { query: '{ todoItems { edges { node { id } } } }' }]
-      ]
-      // At once, as clients would send them: each is bounded, not their sum.
-      const outcomes = await Promise.all(
-        requests.map(([method, path, body]) => timed(() => server.http(method, path, body)))
-      )
-      outcomes.forEach(({ result, ms }, index) => {
-        const [method, path] = requests[index]
-        const label = `${method} ${path}`
-        if (path === '/graphql') {
-          assert.ok(result.status < 500, `${label} answered ${result.status}`)
-          assert.equal(result.body.errors?.[0]?.extensions.code, 'SERVICE_UNAVAILABLE', `${label}: ${result.text}`)
-        } else {
-          assert.equal(result.status, 503, `${label}: ${result.text}`)
-          assert.equal(result.body.name, 'Unavailable')
-          assert.equal(result.body.className, 'unavailable')
-        }
-        assert.ok(ms < withinMs, `${label} took ${ms} ms to fail (at most ${withinMs})`)
-      })
-    }
-
     async function assertServesAgain() {
       await proxy.restore()
       let recovered = false
@@ -159,7 +201,7 @@ for (const name of networked) {
       assert.equal((await server.http('GET', '/todo-items')).status, 200)
       await proxy.cut()
       // Refused connections fail at once; a second is room for a loaded machine, not for any waiting.
-      await assertAllUnavailable(1000)
+      await assertAllUnavailable(server, 1000)
       await assertServesAgain()
     })
 
@@ -170,7 +212,7 @@ for (const name of networked) {
       await proxy.cut()
       await proxy.hang()
       // The example's connectTimeout and acquireConnectionTimeout are 5 s.
-      await assertAllUnavailable(5000 + 2000)
+      await assertAllUnavailable(server, 5000 + 2000)
       await assertServesAgain()
     })
 
@@ -224,6 +266,57 @@ for (const name of networked) {
       }
       await assertServesAgain()
       assert.equal((await server.http('GET', `/todo-items/${id}`)).body.title, 'locked')
+    })
+  })
+
+  /**
+   * The database ends every statement that runs longer than a deadline its administrator set: a request
+   * whose statement it ended is a 503 to retry (GraphQL: SERVICE_UNAVAILABLE), soon after the deadline,
+   * never a 500, and nothing of a write is left.
+   */
+  describe(`Database faults: a statement deadline the database enforces [${name}]`, function () {
+    const DEADLINE_MS = 300
+    let server: TestServer
+    let admin: Knex
+    let undo: (() => Promise<void>) | undefined
+
+    before(async function () {
+      server = await startServer(name, async (databaseUrl) => {
+        const deadline = await kit.withDeadline(databaseUrl, DEADLINE_MS)
+        undo = deadline.undo
+        return exampleResourcesApp({ quietErrors: true })(deadline.url)
+      })
+      admin = kit.admin(connection().connectionString ?? kit.url)
+      await seedTodoItems(server.db, [{ title: 'survivor' }])
+    })
+
+    after(async () => {
+      await admin?.destroy()
+      await server?.close()
+      await undo?.()
+    })
+
+    const connection = () =>
+      server.db.client.config.connection as { database?: string; connectionString?: string }
+    const database = () => connection().database ?? new URL(connection().connectionString!).pathname.slice(1)
+
+    it('answers 503 for every request whose statement outlived the deadline, and serves on', async function () {
+      this.timeout(30000)
+      const holder = await admin.transaction()
+      try {
+        await kit.lockTable(holder, database())
+        await assertAllUnavailable(server, DEADLINE_MS + 2000)
+      } finally {
+        await kit.unlockTable(holder)
+        await holder.rollback()
+      }
+      const list = await server.http('GET', '/todo-items')
+      assert.equal(list.status, 200, list.text)
+      assert.deepEqual(
+        list.body.nodes.map((node: { title: string }) => node.title),
+        ['survivor'],
+        'nothing was written'
+      )
     })
   })
 

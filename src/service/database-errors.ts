@@ -38,6 +38,18 @@ const UNAVAILABLE_CODES = new Set([
 const PG_CONNECTION_LOST =
   /(^| - )(Connection terminated|Client has encountered a connection error|Client was closed|timeout expired|Query read timeout)/
 
+/**
+ * MySQL's and MariaDB's SQLSTATEs, for errors mysql2 knows by number only: it names MySQL's errors, so some
+ * of MariaDB's have no code (1969, a statement that outlived `max_statement_time`) or MySQL's name for
+ * another number (4025, a CHECK constraint, is MySQL's ER_INNODB_AUTOEXTEND_SIZE_OUT_OF_RANGE).
+ */
+const MYSQL_STATES: Record<string, string> = {
+  // The statement was interrupted (a deadline, KILL QUERY).
+  '70100': 'ER_QUERY_INTERRUPTED',
+  // An integrity constraint (CHECK, and the others, which mysql2 names already).
+  '23000': 'ER_CHECK_CONSTRAINT_VIOLATED'
+}
+
 /** Concurrent transactions that could not both go through: the client may retry. */
 const CONCURRENCY_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40001', '40P01'])
 
@@ -50,6 +62,7 @@ const CONSTRAINT_CODES = new Set([
   'ER_NO_DEFAULT_FOR_FIELD',
   'ER_DATA_TOO_LONG',
   'ER_WARN_DATA_OUT_OF_RANGE',
+  'ER_CHECK_CONSTRAINT_VIOLATED',
   'ER_TRUNCATED_WRONG_VALUE',
   'SQLITE_CONSTRAINT_FOREIGNKEY',
   'SQLITE_CONSTRAINT_NOTNULL',
@@ -68,6 +81,8 @@ const CONSTRAINT_CODES = new Set([
   '22P02',
   '22P05'
 ])
+
+const ANSWERED_CODES = new Set([...UNAVAILABLE_CODES, ...CONCURRENCY_CODES, ...CONFLICT_CODES, ...CONSTRAINT_CODES])
 
 /** The column a driver's constraint message names, where it names one. */
 function columnOf(message: string) {
@@ -93,8 +108,25 @@ function columnOf(message: string) {
  */
 export function isDriverError(error: unknown) {
   if (error instanceof FeathersError) return false
-  const { code, fatal, name } = (error ?? {}) as { code?: unknown; fatal?: unknown; name?: unknown }
-  return typeof code === 'string' || fatal === true || name === 'KnexTimeoutError' || isLostPgConnection(error)
+  const { fatal, name, sqlState } = (error ?? {}) as { fatal?: unknown; name?: unknown; sqlState?: unknown }
+  return (
+    codeOf(error) !== undefined ||
+    typeof sqlState === 'string' ||
+    fatal === true ||
+    name === 'KnexTimeoutError' ||
+    isLostPgConnection(error)
+  )
+}
+
+/**
+ * The driver's code of an error. A MySQL/MariaDB error whose code is none the plugin answers in its own way
+ * (or that has none) is read by its SQLSTATE: MariaDB's own errors have no mysql2 code or another error's.
+ */
+function codeOf(error: unknown): string | undefined {
+  const { code, sqlState } = (error ?? {}) as { code?: unknown; sqlState?: unknown }
+  if (typeof code === 'string' && ANSWERED_CODES.has(code)) return code
+  if (typeof sqlState === 'string' && MYSQL_STATES[sqlState]) return MYSQL_STATES[sqlState]
+  return typeof code === 'string' ? code : undefined
 }
 
 function isLostPgConnection(error: unknown) {
@@ -109,7 +141,8 @@ function isLostPgConnection(error: unknown) {
  */
 export function databaseError(error: unknown): FeathersError {
   if (error instanceof FeathersError) return error
-  const { code, message, fatal } = (error ?? {}) as { code?: string; message?: string; fatal?: boolean }
+  const { message, fatal } = (error ?? {}) as { message?: string; fatal?: boolean }
+  const code = codeOf(error)
   const name = (error as Error)?.name
   const lost = fatal === true || isLostPgConnection(error)
   if ((code && UNAVAILABLE_CODES.has(code)) || lost || name === 'KnexTimeoutError') {
