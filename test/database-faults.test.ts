@@ -59,6 +59,8 @@ const faultKits: Partial<Record<DatabaseName, FaultKit>> = {
       const database = url.pathname.slice(1)
       const user = `fq_deadline_${database}`.slice(0, 80)
       const admin = knex({ client: 'mysql2', connection: process.env.MYSQL_URL })
+      // Left over by a run that was stopped before its clean-up.
+      await admin.raw(`DROP USER IF EXISTS ??@'%'`, [user])
       await admin.raw(`CREATE USER ??@'%' WITH MAX_STATEMENT_TIME ${ms / 1000}`, [user])
       await admin.raw(`GRANT ALL ON ??.* TO ??@'%'`, [database, user])
       await admin.destroy()

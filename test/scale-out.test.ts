@@ -12,8 +12,8 @@ import { eventually, freshSyncKey, reachable, REDIS, startInstance, type Instanc
 import { TcpProxy } from './support/tcp-proxy'
 
 const INSTANCES = 3
-/** Each way, on the link of one more instance to the broker. */
-const SLOW_LINK_MS = 60
+/** Each way, on the link of one more instance to the broker: far longer than the test's next request takes. */
+const SLOW_LINK_MS = 250
 
 /** One database for all instances: SQLite as a file (WAL lets processes share it), the others fresh. */
 async function sharedDatabase(name: DatabaseName) {

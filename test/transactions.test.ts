@@ -24,7 +24,7 @@ async function appWithFailingHooks(databaseUrl: string) {
       // A nested write through another resource service, made inside the mutation's hook chain.
       patch: [
         async (context: HookContext) => {
-          if (context.params.headers?.['x-fail'] !== 'after') return
+          if (context.params.headers?.['x-fail'] !== 'after' && !context.params.headers?.['x-nested']) return
           const subTask = await context.app
             .service('sub-tasks')
             .create({ title: 'made by a hook', todoItemId: String(context.id) }, { headers: {} })
@@ -69,6 +69,47 @@ forEachDatabase(
       const row = await env.server.db('todo_items').where('id', id).first()
       assert.equal(row.title, 'before')
       assert.deepEqual(await env.server.db('sub_tasks').select('id'), [])
+    })
+
+    it('announces the writes of a chain once it commits, in order, and nothing of one rolled back', async () => {
+      const [id] = await seedTodoItems(env.server.db, [{ title: 'announced' }])
+      const heard: string[] = []
+      const subTaskCreated = (record: { title: string }) => heard.push(`sub task created: ${record.title}`)
+      const todoPatched = (record: { title: string }) => heard.push(`todo item patched: ${record.title}`)
+      env.server.app.service('sub-tasks').on('created', subTaskCreated)
+      env.server.app.service('todo-items').on('patched', todoPatched)
+      try {
+        const patch = (title: string, headers: Record<string, string>) =>
+          env.server.http('PATCH', `/todo-items/${id}`, { title }, headers)
+        const failed = await patch('undone', { 'x-fail': 'after' })
+        assert.equal(failed.status, 400)
+        const done = await patch('done', { 'x-nested': 'yes' })
+        assert.equal(done.status, 200, done.text)
+        assert.deepEqual(heard, ['sub task created: made by a hook', 'todo item patched: done'])
+      } finally {
+        env.server.app.service('sub-tasks').off('created', subTaskCreated)
+        env.server.app.service('todo-items').off('patched', todoPatched)
+      }
+    })
+
+    it('answers a committed write with its record when an event listener throws, and reports it', async () => {
+      const failing = () => {
+        throw new Error('a listener failed')
+      }
+      const logged: unknown[] = []
+      const log = console.error
+      env.server.app.service('todo-items').on('created', failing)
+      console.error = (error: unknown) => logged.push(error)
+      try {
+        const response = await env.server.http('POST', '/todo-items', { title: 'kept anyway' })
+        assert.equal(response.status, 201, response.text)
+        assert.equal(response.body.title, 'kept anyway')
+      } finally {
+        console.error = log
+        env.server.app.service('todo-items').off('created', failing)
+      }
+      assert.deepEqual(logged.map((error) => (error as Error).message), ['a listener failed'])
+      assert.deepEqual(await env.server.db('todo_items').pluck('title'), ['kept anyway'])
     })
 
     it('rolls back a delete whose after hook throws', async () => {

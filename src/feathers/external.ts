@@ -85,7 +85,14 @@ export function externalRecords(resources: ResolvedResource[]) {
     const emitter = context.service as unknown as { emit(event: string, data: unknown, context: HookContext): void }
     const event = context.event
     const emit = () => {
-      for (const record of Array.isArray(external) ? external : [external]) emitter.emit(event, record, context)
+      for (const record of Array.isArray(external) ? external : [external]) {
+        try {
+          emitter.emit(event, record, context)
+        } catch (error) {
+          // A listener's failure: the write is committed, so its answer stands and the other events go out.
+          console.error(error)
+        }
+      }
     }
     // A write made inside a transaction it did not open (another write's hooks, a GraphQL relation mutation)
     // is announced once that transaction commits, and never if it rolls back; whoever opened it answers.

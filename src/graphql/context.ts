@@ -18,7 +18,7 @@ import {
   type ResourceService
 } from '../service/resource-service'
 import { eventsHandedToBroker } from '../feathers/broker'
-import { inAmbientTransaction } from '../service/transaction'
+import { ambientTransaction, inAmbientTransaction } from '../service/transaction'
 import { ConcurrencyLimit } from './concurrency'
 import { RelationLoaders } from './loaders'
 import { copyWith } from '../copy-with'
@@ -157,9 +157,14 @@ class RequestContext implements ServiceCaller {
     return copyWith(this.base, { query, queryModel: true })
   }
 
-  /** Answers once the writes' events, announced when the transaction commits, are with the broker. */
+  /**
+   * Opening the transaction, answers once the writes' events, announced when it commits, are with the broker;
+   * joining one, leaves that to whoever opened it.
+   */
   async inTransaction<T>(resource: ResolvedResource, work: () => Promise<T>): Promise<T> {
-    const result = await inAmbientTransaction(resourceService(this.app, resource).Model, work)
+    const knex = resourceService(this.app, resource).Model
+    if (ambientTransaction(knex)) return work()
+    const result = await inAmbientTransaction(knex, work)
     await eventsHandedToBroker(this.app)
     return result
   }

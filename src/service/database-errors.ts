@@ -38,18 +38,6 @@ const UNAVAILABLE_CODES = new Set([
 const PG_CONNECTION_LOST =
   /(^| - )(Connection terminated|Client has encountered a connection error|Client was closed|timeout expired|Query read timeout)/
 
-/**
- * MySQL's and MariaDB's SQLSTATEs, for errors mysql2 knows by number only: it names MySQL's errors, so some
- * of MariaDB's have no code (1969, a statement that outlived `max_statement_time`) or MySQL's name for
- * another number (4025, a CHECK constraint, is MySQL's ER_INNODB_AUTOEXTEND_SIZE_OUT_OF_RANGE).
- */
-const MYSQL_STATES: Record<string, string> = {
-  // The statement was interrupted (a deadline, KILL QUERY).
-  '70100': 'ER_QUERY_INTERRUPTED',
-  // An integrity constraint (CHECK, and the others, which mysql2 names already).
-  '23000': 'ER_CHECK_CONSTRAINT_VIOLATED'
-}
-
 /** Concurrent transactions that could not both go through: the client may retry. */
 const CONCURRENCY_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40001', '40P01'])
 
@@ -63,6 +51,7 @@ const CONSTRAINT_CODES = new Set([
   'ER_DATA_TOO_LONG',
   'ER_WARN_DATA_OUT_OF_RANGE',
   'ER_CHECK_CONSTRAINT_VIOLATED',
+  'ER_CONSTRAINT_FAILED',
   'ER_TRUNCATED_WRONG_VALUE',
   'SQLITE_CONSTRAINT_FOREIGNKEY',
   'SQLITE_CONSTRAINT_NOTNULL',
@@ -119,13 +108,16 @@ export function isDriverError(error: unknown) {
 }
 
 /**
- * The driver's code of an error. A MySQL/MariaDB error whose code is none the plugin answers in its own way
- * (or that has none) is read by its SQLSTATE: MariaDB's own errors have no mysql2 code or another error's.
+ * The driver's code of an error. mysql2 names errors by MySQL's numbers: MariaDB's own have no code there
+ * (1969, a statement past `max_statement_time`) or another error's (4025, MariaDB's CHECK violation, is MySQL's
+ * ER_INNODB_AUTOEXTEND_SIZE_OUT_OF_RANGE), so those the plugin answers are told by number and SQLSTATE.
  */
 function codeOf(error: unknown): string | undefined {
-  const { code, sqlState } = (error ?? {}) as { code?: unknown; sqlState?: unknown }
+  const { code, errno, sqlState } = (error ?? {}) as { code?: unknown; errno?: unknown; sqlState?: unknown }
   if (typeof code === 'string' && ANSWERED_CODES.has(code)) return code
-  if (typeof sqlState === 'string' && MYSQL_STATES[sqlState]) return MYSQL_STATES[sqlState]
+  // SQLSTATE 70100: the statement was interrupted (a deadline, KILL QUERY).
+  if (sqlState === '70100') return 'ER_QUERY_INTERRUPTED'
+  if (errno === 4025 && sqlState === '23000') return 'ER_CONSTRAINT_FAILED'
   return typeof code === 'string' ? code : undefined
 }
 

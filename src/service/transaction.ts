@@ -14,6 +14,9 @@ interface Ambient {
 
 const ambient = new AsyncLocalStorage<Ambient>()
 
+/** What the work of a transaction hands knex to commit with; the transaction resolves to it once committed. */
+const COMMITTED = Symbol('committed')
+
 /**
  * The transaction a mutation hook chain runs in, for statements on the same database. Resource-service
  * calls that hooks make inside the chain join it without passing `params.transaction`; otherwise, on SQLite's
@@ -45,18 +48,21 @@ export async function inAmbientTransaction<T>(knex: Knex, work: (trx: Knex.Trans
   let workFailure: { error: unknown } | undefined
   let result: T | undefined
   const announcements: Ambient['announcements'] = []
-  await runTransaction(
+  const outcome = await runTransaction(
     writeTransaction(knex, (trx) =>
       ambient.run({ knex, trx, announcements }, async () => {
         result = await work(trx).catch((error: unknown) => {
           workFailure = { error }
           throw error
         })
+        return COMMITTED
       })
     ),
     () => workFailure
   )
-  for (const announce of announcements) announce()
+  // A hook that rolled the transaction back itself (`trx.rollback()`, which knex resolves with nothing)
+  // wrote nothing to announce.
+  if (outcome === COMMITTED) for (const announce of announcements) announce()
   return result as T
 }
 
@@ -89,7 +95,7 @@ async function runTransaction(
   chainFailure: () => { error: unknown } | undefined
 ) {
   try {
-    await transaction
+    return await transaction
   } catch (error) {
     const failure = chainFailure() ?? { error }
     throw isDriverError(failure.error) ? databaseError(failure.error) : failure.error

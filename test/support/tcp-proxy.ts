@@ -38,9 +38,11 @@ export class TcpProxy {
       }
       if (this.latencyMs === 0) client.pipe(upstream).pipe(client)
       else {
-        // Timers of one duration fire in the order they were set: chunks keep their order.
+        // Timers of one duration fire in the order they were set: chunks, and the end after them, keep order.
         const delayed = (from: net.Socket, to: net.Socket) =>
-          from.on('data', (chunk) => setTimeout(() => to.writable && to.write(chunk), this.latencyMs))
+          from
+            .on('data', (chunk) => setTimeout(() => to.writable && to.write(chunk), this.latencyMs))
+            .on('end', () => setTimeout(() => to.end(), this.latencyMs))
         delayed(client, upstream)
         delayed(upstream, client)
       }
