@@ -20,6 +20,7 @@ import { guardServiceLookup } from './feathers/safe-lookup'
 import { answerClientErrors } from './feathers/client-errors'
 import type { FeathersQueryState } from './declarations'
 import { resolveQueryLimits, type QueryLimits } from './query/limits'
+import { keepWrittenRecords } from './service/written'
 import './declarations'
 
 const methodNotAllowed = () => new MethodNotAllowed('This method is not allowed on this path')
@@ -49,6 +50,7 @@ function externalMethods(resource: ResolvedResource) {
 }
 
 const EVENTS = Object.values(WRITE_EVENTS)
+const WRITE_METHODS = Object.keys(WRITE_EVENTS)
 
 /**
  * `app.configure(feathersQuery({ Model, resources }))` registers one Feathers service per resource at its
@@ -97,7 +99,9 @@ export function feathersQuery(options: FeathersQueryOptions) {
           patch: [inTransaction],
           remove: [inTransaction]
         },
-        before: resourceHooks(resource)
+        before: resourceHooks(resource),
+        // First among the after hooks: before any other could replace the records the write answered.
+        after: Object.fromEntries(WRITE_METHODS.map((method) => [method, [keepWrittenRecords]]))
       })
     }
     checkTransportOrder(app)

@@ -799,6 +799,25 @@ forEachDatabase(
           await assertNothingReachedBob(bobFrom)
         })
 
+        it('writes narrowed by $select reach their owner, decided on the whole record, and not bob', async () => {
+          const from = ann.events.length
+          const bobFrom = bob.events.length
+          // The rule reads createdBy, which no answer carries and $select leaves out even of the server's.
+          for (const via of VIAS) {
+            const todos = clientOf(ann, via).service('todo-items')
+            const narrow = { query: { $select: ['id', 'title'] } }
+            const created = await todos.create({ title: `selected via ${via}` }, narrow)
+            assert.deepEqual(Object.keys(created).sort(), ['id', 'title'])
+            await todos.patch(created.id, { priority: 2 }, narrow)
+            await todos.remove(created.id, narrow)
+            for (const event of WRITE_EVENTS.filter((name) => name !== 'updated')) {
+              const received = await waitForEvent(ann, (e) => e.event === event && e.data.id === created.id, from)
+              assert.equal(received.data.title, `selected via ${via}`)
+            }
+          }
+          await assertNothingReachedBob(bobFrom)
+        })
+
         it('an anonymous connection receives nothing', async () => {
           const bobFrom = bob.events.length
           await ann.socket.service('todo-items').create({ title: 'not for strangers' })
@@ -844,6 +863,14 @@ forEachDatabase(
             await subTasks.patch(task.id, { completed: true })
             await subTasks.update(task.id, { title: 'renamed' })
             await subTasks.remove(task.id)
+          }
+        })
+
+        it('a client cannot aggregate by partitionBy, which would read any stored field', async () => {
+          // Relation aggregates partition by a foreign key, hidden or not: only the server's own calls may.
+          for (const via of VIAS) {
+            const todos = clientOf(ann, via).service('todo-items').methods('aggregate')
+            await rejectsWith(todos.aggregate({ partitionBy: 'createdBy', count: ['id'] }), 400, /^partitionBy: /)
           }
         })
 

@@ -5,16 +5,19 @@ import { strictFilter } from '../query/filters'
 import { matchesFilter } from '../query/match-filter'
 import type { ResourceRecord } from '../service/resource-service'
 import { callContext } from '../service/scope'
+import { writtenRecords } from '../service/written'
 
 type Channels = Channel | Channel[] | void
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Publisher = (data: any, context: HookContext) => Channels | Promise<Channels>
 
-/** The record as the write left it, hidden fields included: what `authorize` rules may refer to. */
+/**
+ * The record as the write left it, hidden fields included: what `authorize` rules may refer to, also when
+ * the caller narrowed the write's answer with `$select`.
+ */
 export function fullRecord(resource: ResolvedResource, data: ResourceRecord, context: HookContext): ResourceRecord {
   const id = resource.idField.name
-  const results = (Array.isArray(context.result) ? context.result : [context.result]) as ResourceRecord[]
-  return results.find((record) => record && String(record[id]) === String(data?.[id])) ?? data
+  return writtenRecords(context).find((record) => record && String(record[id]) === String(data?.[id])) ?? data
 }
 
 /**
@@ -32,7 +35,8 @@ export async function admitsRecord(
   const id = record[resource.idField.name] as NullableId
   try {
     const rule = await authorize(callContext(service, { method: 'get', id, params }))
-    return !rule || matchesFilter(resource, record, strictFilter(rule, resource).filter)
+    // A field the record lacks (a resolver dropped it) admits nothing rather than reading as null.
+    return !rule || matchesFilter(resource, record, strictFilter(rule, resource).filter, true)
   } catch {
     // Not admitted: the rule refused this caller.
     return false

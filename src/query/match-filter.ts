@@ -4,18 +4,26 @@ import type { Between, FieldComparison, Filter, Scalar } from './model'
 /**
  * Whether a record matches a filter, decided in JavaScript with SQL's meaning (a comparison with NULL is not
  * true; `like` is case-sensitive, `iLike` not, `\` escapes). The database decides every query; this serves
- * only where there is no statement to run: which real-time connections may see an event's record.
+ * only where there is no statement to run: which real-time connections may see an event's record. With
+ * `complete`, a comparison on a field the record does not carry is false (what it would hold is unknown);
+ * otherwise the field reads as null.
  */
-export function matchesFilter(resource: ResolvedResource, record: Record<string, unknown>, filter: Filter): boolean {
+export function matchesFilter(
+  resource: ResolvedResource,
+  record: Record<string, unknown>,
+  filter: Filter,
+  complete = false
+): boolean {
   for (const [key, value] of Object.entries(filter)) {
     if (value === undefined) continue
     if (key === 'and') {
-      if (!(value as Filter[]).every((sub) => matchesFilter(resource, record, sub))) return false
+      if (!(value as Filter[]).every((sub) => matchesFilter(resource, record, sub, complete))) return false
     } else if (key === 'or') {
-      if (!(value as Filter[]).some((sub) => matchesFilter(resource, record, sub))) return false
+      if (!(value as Filter[]).some((sub) => matchesFilter(resource, record, sub, complete))) return false
     } else {
       const kind = resource.fieldMap.get(key)?.kind
-      if (!kind || !matchesComparison(kind, record[key], value as FieldComparison)) return false
+      if (!kind || (complete && !(key in record))) return false
+      if (!matchesComparison(kind, record[key], value as FieldComparison)) return false
     }
   }
   return true

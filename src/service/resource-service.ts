@@ -41,6 +41,7 @@ import { shouldIgnoreGroupIndexes, tableIndexes } from '../aggregate/group-index
 import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
 import { withSqliteFunctions } from '../aggregate/sqlite-functions'
 import { fullProjection, projection, type Projection } from './projection'
+import { answeredRecords } from './written'
 import { CompiledStatement, standIns } from './compiled-statement'
 import { BoundedCache } from './bounded-cache'
 import { callScope, type ScopeCall } from './scope'
@@ -648,6 +649,11 @@ export class ResourceService {
     params?: ResourceParams
   ): Promise<AggregateResponse[] | AggregatePage | PartitionedAggregates>
   async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
+    // Partitions are the plugin's relation aggregates, keyed by any stored field (a hidden foreign key too):
+    // a client's own call cannot ask for them, or it would read that field's values.
+    if (params.provider && !params.queryModel && request?.partitionBy !== undefined) {
+      throw badField('partitionBy', 'is not part of an aggregate request')
+    }
     const scoped = await this.scoped({ method: 'aggregate', params })
     const { filter } = this.readQuery(scoped, true)
     const through = scoped.queryModel ? scoped.query?.through : undefined
@@ -726,6 +732,14 @@ export class ResourceService {
     return row ? this.decoder(fields)(row) : undefined
   }
 
+  /**
+   * What a write answers of each record it read back whole: the caller's `$select` of it. Events are
+   * authorized against the whole record (see service/written.ts).
+   */
+  private answered(params: ResourceParams, select: string[] | undefined, records: ResourceRecord[]) {
+    return answeredRecords(params, records, projection(this.resource, select), fullProjection(this.resource))
+  }
+
   private notFound(id: Id) {
     return new NotFound(`No ${this.resource.name} found for id '${id}'`)
   }
@@ -753,18 +767,17 @@ export class ResourceService {
     if (Array.isArray(data)) multiLimit(this.resource, 'create', data.length)
     const scoped = await this.scoped({ method: 'create', params, data })
     const { select } = this.readQuery(scoped)
-    const fields = projection(this.resource, select)
     // Every record is encoded (and so checked) before anything is written.
     const rows = (Array.isArray(data) ? data : [data]).map((record) => encodeRow(this.resource, record))
     const created = await this.inTransaction(scoped, async (inner) => {
       const records: ResourceRecord[] = []
-      for (const row of rows) records.push(await this.insert(row, inner, fields))
-      return records
+      for (const row of rows) records.push(await this.insert(row, inner))
+      return this.answered(params, select, records)
     })
     return Array.isArray(data) ? created : created[0]
   }
 
-  private async insert(row: Record<string, unknown>, params: ResourceParams, fields: Projection) {
+  private async insert(row: Record<string, unknown>, params: ResourceParams) {
     const { idField } = this.resource
     const inserted: unknown[] = await runQuery(
       this.target.dialect.name === 'postgres' ? this.db(params).insert(row, [idField.column]) : this.db(params).insert(row)
@@ -772,7 +785,7 @@ export class ResourceService {
     const generated = inserted[0] as unknown
     const id = (row[idField.column] ??
       (generated && typeof generated === 'object' ? (generated as ResourceRecord)[idField.column] : generated)) as Id
-    const record = await this.getRecord(id, params, undefined, fields)
+    const record = await this.getRecord(id, params)
     // Writing a record the caller could not read back is refused, not half done.
     if (!record) throw new Forbidden(`The new ${this.resource.name} is outside what you may access`)
     return record
@@ -816,9 +829,9 @@ export class ResourceService {
         throw this.notFound(id)
       }
       // Read back within the scope only: the change may well take the record out of the call's own filter.
-      const record = await this.getRecord(id, inner, undefined, projection(this.resource, select))
+      const record = await this.getRecord(id, inner)
       if (!record) throw new Forbidden(`The update would move ${this.resource.name} '${id}' outside what you may access`)
-      return record
+      return this.answered(params, select, [record])[0]
     })
   }
 
@@ -858,13 +871,13 @@ export class ResourceService {
       const records = (await this.findModel(
         copyWith(inner, {
           queryModel: true,
-          query: { filter: byId, select, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
+          query: { filter: byId, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
         })
       )) as ResourceRecord[]
       if (records.length < ids.length) {
         throw new Forbidden(`The update would move ${this.resource.name} records outside what you may access`)
       }
-      return records
+      return this.answered(params, select, records)
     })
   }
 
@@ -881,7 +894,7 @@ export class ResourceService {
       const records = (await this.findModel(
         copyWith(inner, {
           queryModel: true,
-          query: { filter: andFilters(filter, byId), select, sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
+          query: { filter: andFilters(filter, byId), sorting: [{ field: this.resource.idField.name, direction: 'ASC' }] }
         })
       )) as ResourceRecord[]
       if (id !== null && records.length === 0) throw this.notFound(id)
@@ -889,7 +902,8 @@ export class ResourceService {
       const builder = (await this.writable(inner, andFilters(filter, byId)))()
       const removed = await runQuery(softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete())
       if (removed !== records.length) throw id === null ? new Forbidden('Records changed while removing them') : this.notFound(id)
-      return id === null ? records : records[0]
+      const answered = this.answered(params, select, records)
+      return id === null ? answered : answered[0]
     })
   }
 }

@@ -2,6 +2,7 @@ import type { HookContext } from '@feathersjs/feathers'
 import { admitsRecord, fullRecord } from '../../feathers/channels'
 import { WRITE_EVENTS } from '../../feathers/external'
 import { matchesFilter } from '../../query/match-filter'
+import { writtenRecords } from '../../service/written'
 import type { Filter } from '../../query/model'
 import type { ResolvedResource } from '../../resource/resolve'
 import type { ResourceParams, ResourceRecord } from '../../service/resource-service'
@@ -95,7 +96,7 @@ export class ResourceEvents {
       return this.dispatchCount(kind, subscribers, context)
     const record = fullRecord(this.resource, data, context)
     for (const subscriber of subscribers) {
-      if (subscriber.filter && !matchesFilter(this.resource, record, subscriber.filter)) continue
+      if (subscriber.filter && !matchesFilter(this.resource, record, subscriber.filter, true)) continue
       if (await this.admits(subscriber, record)) subscriber.deliver(data)
     }
   }
@@ -103,7 +104,7 @@ export class ResourceEvents {
   private async dispatchCount(kind: SubscriptionKind, subscribers: Subscriber[], context: HookContext) {
     if (this.counted.has(context)) return
     this.counted.add(context)
-    const records = (Array.isArray(context.result) ? context.result : [context.result]) as ResourceRecord[]
+    const records = writtenRecords(context)
     for (const subscriber of subscribers) {
       let count = 0
       for (const record of records) if (await this.admits(subscriber, record)) count++
