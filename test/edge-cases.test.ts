@@ -40,6 +40,44 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     }
   })
 
+  it('compares integers beyond a 32-bit column as numbers, on every database: no such record, not a 400', async () => {
+    const BIG = 99999999999
+    for (const method of ['GET', 'PATCH', 'DELETE']) {
+      const response = await env.server.http(method, `/todo-items/${BIG}`, method === 'PATCH' ? { priority: 1 } : undefined)
+      assert.equal(response.status, 404, `${method}: ${response.text}`)
+    }
+    const COUNT = 'query($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }'
+    const count = async (filter: object) => {
+      const response = await graphql(env.server, COUNT, { filter })
+      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      return response.data.todoItems.totalCount
+    }
+    const cases: Array<[object, number]> = [
+      [{ id: { eq: BIG } }, 0],
+      [{ id: { neq: BIG } }, 1],
+      [{ id: { lt: BIG } }, 1],
+      [{ id: { gte: BIG } }, 0],
+      [{ id: { in: [id, BIG] } }, 1],
+      [{ id: { notIn: [BIG] } }, 1]
+    ]
+    for (const [filter, expected] of cases) assert.equal(await count(filter), expected, JSON.stringify(filter))
+    // GraphQL's Int is 32 bits; Feathers' syntax and the service's query model take any safe integer.
+    const feathers = async (query: string) => {
+      const response = await env.server.http('GET', `/todo-items?${query}`, undefined, { 'x-query-syntax': 'feathers' })
+      assert.equal(response.status, 200, `${query}: ${response.text}`)
+      return response.body.total
+    }
+    assert.equal(await feathers(`id[$lt]=${BIG}`), 1)
+    assert.equal(await feathers(`priority[$gt]=-${BIG}&priority[$nin][]=${BIG}`), 1)
+    const service = env.server.app.service('todo-items') as unknown as ResourceService
+    // Without paging, the query model's find answers every record as an array.
+    const between = async (lower: number, upper: number) =>
+      ((await service.find({ queryModel: true, query: { filter: { priority: { between: { lower, upper } } } } })) as [])
+        .length
+    assert.equal(await between(-BIG, BIG), 1)
+    assert.equal(await between(BIG, BIG + 1), 0)
+  })
+
   it('takes only plain digits for an integer id', async () => {
     for (const raw of ['1e0', '1.0', '%20' + id + '%20', '+' + id, '0x1']) {
       const response = await env.server.http('GET', `/todo-items/${raw.replace('1', String(id))}`)

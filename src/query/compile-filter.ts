@@ -37,6 +37,8 @@ interface Comparison {
   count: number
   /** The operand of `is` / `isNot`, which is part of the SQL text rather than bound. */
   truth?: boolean | null
+  /** Of an integer field: its values are bound as the dialect binds integers. */
+  integers: boolean
 }
 
 /** `and` / `or` over sub-filters, each a conjunction of its own conditions. */
@@ -239,7 +241,13 @@ class FilterParser {
     }
     const first = this.values.length
     this.key += `${keyName(field)}.${operator}`
-    const comparison: Comparison = { column: qualified(target, field), operator, first, count: 0 }
+    const comparison: Comparison = {
+      column: qualified(target, field),
+      operator,
+      first,
+      count: 0,
+      integers: field.kind === 'integer'
+    }
     switch (operator) {
       case 'is':
       case 'isNot':
@@ -322,6 +330,18 @@ export function parseFilter(
   return parser.result(conditions)
 }
 
+/** `column operator value`, the value bound as `parameter` (`?`, or a typed `?::bigint`). */
+export function compare(
+  builder: Knex.QueryBuilder,
+  column: string,
+  operator: string,
+  value: Knex.Value,
+  parameter: string
+) {
+  if (parameter === '?') return builder.where(column, operator, value)
+  return builder.whereRaw(`?? ${operator} ${parameter}`, [column, value])
+}
+
 function applyComparison(
   builder: Knex.QueryBuilder,
   dialect: Dialect,
@@ -332,6 +352,7 @@ function applyComparison(
   // Knex takes a Raw (a SQL-computed field) wherever it takes a column name, though its types say names.
   const column = comparison.column as string
   const value = bound[first] as Knex.Value
+  const parameter = comparison.integers ? dialect.integer : '?'
   switch (operator) {
     case 'is':
     case 'isNot': {
@@ -344,17 +365,17 @@ function applyComparison(
       return builder.whereRaw(`(?? = ${other} OR ?? IS NULL)`, [column, column])
     }
     case 'eq':
-      return builder.where(column, value)
+      return compare(builder, column, '=', value, parameter)
     case 'neq':
-      return builder.whereNot(column, value)
+      return compare(builder, column, '<>', value, parameter)
     case 'gt':
-      return builder.where(column, '>', value)
+      return compare(builder, column, '>', value, parameter)
     case 'gte':
-      return builder.where(column, '>=', value)
+      return compare(builder, column, '>=', value, parameter)
     case 'lt':
-      return builder.where(column, '<', value)
+      return compare(builder, column, '<', value, parameter)
     case 'lte':
-      return builder.where(column, '<=', value)
+      return compare(builder, column, '<=', value, parameter)
     case 'like':
       return builder.where(dialect.like(column, value))
     case 'notLike':
@@ -366,13 +387,13 @@ function applyComparison(
     case 'in':
     case 'notIn': {
       const values = bound.slice(first, first + comparison.count) as Knex.Value[]
-      return dialect.list.where(builder, column, values, operator === 'notIn')
+      return dialect.list.where(builder, column, values, operator === 'notIn', comparison.integers)
     }
     case 'between':
     case 'notBetween': {
-      // Knex types its between helpers for numbers only; dates and strings work the same in SQL.
-      const pair = [bound[first], bound[first + 1]] as [number, number]
-      return operator === 'between' ? builder.whereBetween(column, pair) : builder.whereNotBetween(column, pair)
+      const not = operator === 'notBetween' ? 'NOT ' : ''
+      const range = `?? ${not}BETWEEN ${parameter} AND ${parameter}`
+      return builder.whereRaw(range, [column, bound[first] as Knex.Value, bound[first + 1] as Knex.Value])
     }
   }
 }

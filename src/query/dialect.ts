@@ -24,6 +24,13 @@ export interface Dialect {
    * would be compiled, kept and (on SQLite) prepared anew.
    */
   list: ListBinding
+  /**
+   * Where a bound integer is compared with a column: `?`, or PostgreSQL's `?::bigint`. PostgreSQL types an
+   * untyped parameter as the column it meets, so 2147483648 against an INTEGER column failed the statement
+   * ("out of range") where SQLite and MySQL find no such record; as a BIGINT it compares exactly, and an
+   * index on the column still serves (BIGINT and INTEGER share btree operators).
+   */
+  integer: '?' | '?::bigint'
   /** SUM of a column, in double precision where integers could overflow 64 bits; `integers`: of an integer field. */
   sum(column: SqlColumn, integers: boolean): Knex.Raw
   /** AVG in double precision (the same digits on every database); `integers`: of an integer field. */
@@ -42,8 +49,14 @@ type Rows = Array<Record<string, unknown>>
 export interface ListBinding {
   /** What a list of encoded values binds, in one of a few lengths whatever the list's. */
   bind(members: readonly DbValue[]): DbValue[]
-  /** `column IN` (or `NOT IN`) what `bind` made, or stand-ins for it. */
-  where(builder: Knex.QueryBuilder, column: SqlColumn, bound: Knex.Value[], negate: boolean): Knex.QueryBuilder
+  /** `column IN` (or `NOT IN`) what `bind` made, or stand-ins for it; `integers`: of an integer field. */
+  where(
+    builder: Knex.QueryBuilder,
+    column: SqlColumn,
+    bound: Knex.Value[],
+    negate: boolean,
+    integers?: boolean
+  ): Knex.QueryBuilder
 }
 
 /** A JSON array as SQLite stores its members: dates as epoch milliseconds, booleans as 1 and 0. */
@@ -105,8 +118,10 @@ function arrayMember(member: DbValue) {
  */
 const arrayList: ListBinding = {
   bind: (members) => [`{${members.map(arrayMember).join(',')}}`],
-  where: (builder, column, [list], negate) =>
-    builder.whereRaw(negate ? '?? <> ALL(?)' : '?? = ANY(?)', [column, list])
+  where: (builder, column, [list], negate, integers) => {
+    const array = integers ? '?::bigint[]' : '?'
+    return builder.whereRaw(negate ? `?? <> ALL(${array})` : `?? = ANY(${array})`, [column, list])
+  }
 }
 
 /** GLOB's own wildcards, as GLOB patterns matching them literally. */
@@ -133,6 +148,7 @@ function sqlite(knex: Knex): Dialect {
     // SQLite's LIKE has no escape character unless told; MySQL's and PostgreSQL's is the backslash.
     iLike: (column, pattern) => knex.raw("LOWER(??) LIKE LOWER(?) ESCAPE '\\'", [column, pattern]),
     list: jsonEachList,
+    integer: '?',
     // SUM fails with "integer overflow" past 64 bits; TOTAL adds in double precision, and is 0 for no value.
     sum: (column) => knex.raw('CASE WHEN COUNT(??) > 0 THEN TOTAL(??) END', [column, column]),
     // SQLite's AVG is a double already.
@@ -150,6 +166,7 @@ function mysql(knex: Knex): Dialect {
     likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('LOWER(??) LIKE LOWER(?)', [column, pattern]),
     list: paddedList,
+    integer: '?',
     // Integers are summed as DECIMAL(65), which cannot overflow.
     sum: (column) => knex.raw('SUM(??)', [column]),
     // MySQL averages integers as a DECIMAL rounded to 4 places; a floating-point zero makes it a double.
@@ -181,6 +198,7 @@ function postgres(knex: Knex): Dialect {
     likeValue: (pattern) => pattern,
     iLike: (column, pattern) => knex.raw('??::text ILIKE ?', [column, pattern]),
     list: arrayList,
+    integer: '?::bigint',
     // Integers are summed exactly (BIGINT, or NUMERIC for BIGINT columns), which is far below the largest
     // double, then made a double once: three double operations per row fewer than the scaled sum.
     sum: (column, integers) =>

@@ -6,6 +6,7 @@ import { decodeValue, encodeRow, encodeValue, rowDecoder, type RowDecoder } from
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import {
   applyParsedFilter,
+  compare,
   keyName,
   parseFilter,
   qualified,
@@ -727,7 +728,7 @@ export class ResourceService {
     const idAt = visible.values.length
     const shape = `get|${fields.key}|${visible.key}`
     const [row] = await this.runCompiled(params, shape, [...visible.values, idValue], (bound) =>
-      this.selectWhere(params, visible, fields, bound).where(this.idColumn, bound[idAt] as Knex.Value).limit(1)
+      this.whereIdIs(this.selectWhere(params, visible, fields, bound), bound[idAt] as Knex.Value).limit(1)
     )
     return row ? this.decoder(fields)(row) : undefined
   }
@@ -738,6 +739,12 @@ export class ResourceService {
    */
   private answered(params: ResourceParams, select: string[] | undefined, records: ResourceRecord[]) {
     return answeredRecords(params, records, projection(this.resource, select), fullProjection(this.resource))
+  }
+
+  /** The record with this id: an integer id bound as the dialect binds integers. */
+  private whereIdIs(builder: Knex.QueryBuilder, id: Knex.Value) {
+    const parameter = this.resource.idField.kind === 'integer' ? this.target.dialect.integer : '?'
+    return compare(builder, this.idColumn, '=', id, parameter)
   }
 
   private notFound(id: Id) {
@@ -823,7 +830,7 @@ export class ResourceService {
     return this.inTransaction(scoped, async (inner) => {
       if (Object.keys(row).length > 0) {
         const writable = await this.writable(inner, filter)
-        const changed = await runQuery(writable().where(this.idColumn, this.idValue(id)).update(row))
+        const changed = await runQuery(this.whereIdIs(writable(), this.idValue(id) as Knex.Value).update(row))
         if (!changed) throw this.notFound(id)
       } else if (!(await this.getRecord(id, inner, filter))) {
         throw this.notFound(id)
