@@ -166,6 +166,12 @@ forEachDatabase('GraphQL: errors, transport and service params', (env) => {
     assert.equal(noQuery.body.errors[0].extensions.code, 'BAD_REQUEST')
     const put = await env.server.http('PUT', '/graphql', invalid)
     assert.equal(put.status, 405)
+    assert.equal(put.body.errors[0].extensions.code, 'METHOD_NOT_ALLOWED')
+    const mutation = encodeURIComponent('mutation { deleteOneTodoItem(input: { id: 1 }) { id } }')
+    const mutationOverGet = await env.server.http('GET', `/graphql?query=${mutation}`)
+    assert.equal(mutationOverGet.status, 405)
+    assert.equal(mutationOverGet.body.errors[0].extensions.code, 'METHOD_NOT_ALLOWED', mutationOverGet.text)
+    assert.match(mutationOverGet.body.errors[0].message, /mutations over GET/)
     const form = await env.server.http('POST', '/graphql', 'query={nope}', {
       'content-type': 'application/x-www-form-urlencoded'
     })

@@ -98,6 +98,7 @@ export function graphqlMiddleware(
     const body = (ctx as GraphqlKoaContext)[SERIALIZED]
     if (body !== undefined) ctx.body = body
     if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === '')) describeRefusal(ctx)
+    else if (ctx.status >= 400) codeRefusal(ctx)
   }
   return Object.assign(middleware, { schema, path, websocket })
 }
@@ -136,24 +137,53 @@ const INTERNAL_ERROR: Response = [
   }
 ]
 
+const REFUSALS: Record<number, [string, string]> = {
+  405: ['METHOD_NOT_ALLOWED', 'GraphQL takes GET and POST requests'],
+  406: ['NOT_ACCEPTABLE', 'Accept application/json or application/graphql-response+json'],
+  415: ['UNSUPPORTED_MEDIA_TYPE', 'POST GraphQL requests as Content-Type: application/json']
+}
+
+/** The code and message of a refusal with this status. */
+function refusal(ctx: Context): [string, string] {
+  return (
+    REFUSALS[ctx.status] ??
+    (ctx.status >= 500
+      ? ['INTERNAL_SERVER_ERROR', 'Internal server error']
+      : ['BAD_REQUEST', ctx.message || 'Malformed GraphQL request'])
+  )
+}
+
 /**
  * graphql-http refuses a wrong method (405) or media type (415), or an unparsable request (400), with an
  * empty body; clients get a GraphQL error with a code instead, like every other failure. It answers an
  * exception of its own hooks with an empty 500, which is our failure, not the client's.
  */
 function describeRefusal(ctx: Context) {
-  const reasons: Record<number, [string, string]> = {
-    405: ['METHOD_NOT_ALLOWED', 'GraphQL takes GET and POST requests'],
-    406: ['NOT_ACCEPTABLE', 'Accept application/json or application/graphql-response+json'],
-    415: ['UNSUPPORTED_MEDIA_TYPE', 'POST GraphQL requests as Content-Type: application/json']
-  }
-  const [code, message] =
-    reasons[ctx.status] ??
-    (ctx.status >= 500
-      ? ['INTERNAL_SERVER_ERROR', 'Internal server error']
-      : ['BAD_REQUEST', ctx.message || 'Malformed GraphQL request'])
+  const [code, message] = refusal(ctx)
   const status = ctx.status
   ctx.body = { errors: [{ message, extensions: { code } }] }
+  ctx.status = status
+}
+
+/**
+ * Some refusals graphql-http words itself ("Cannot perform mutations over GET", a 405), without a code: they
+ * get the code of their status, as the plugin's own errors carry one.
+ */
+function codeRefusal(ctx: Context) {
+  let body: unknown = ctx.body
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body)
+    } catch {
+      return
+    }
+  }
+  const errors = (body as { errors?: Array<{ extensions?: Record<string, unknown> }> } | null)?.errors
+  if (!Array.isArray(errors) || errors.every((error) => error?.extensions?.code)) return
+  const [code] = refusal(ctx)
+  for (const error of errors) if (!error.extensions?.code) error.extensions = { ...error.extensions, code }
+  const status = ctx.status
+  ctx.body = body
   ctx.status = status
 }
 
