@@ -46,7 +46,7 @@ forEachDatabase('Request bodies with a Content-Encoding', (env) => {
 
       const graphql = await post(env.server, '/graphql', graphqlBody, encoding)
       assert.equal(graphql.status, 400, `${encoding}: ${JSON.stringify(graphql.body)}`)
-      assert.equal(graphql.body.errors[0].extensions.code, 'BAD_USER_INPUT')
+      assert.equal(graphql.body.errors[0].extensions.code, 'BAD_REQUEST')
       assert.equal(graphql.body.errors[0].extensions.errors[0].field, 'headers.content-encoding')
     }
     assert.equal(await count(), before)

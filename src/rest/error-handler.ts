@@ -23,10 +23,16 @@ function isGraphqlRequest(ctx: Context) {
   return state?.graphqlPath !== undefined && ctx.path === state.graphqlPath
 }
 
+/**
+ * What reaches this handler on the GraphQL path failed before GraphQL saw the request (a body that is not
+ * JSON, a broken encoding, too large): not GraphQL over HTTP, so a 400 is `BAD_REQUEST`, as the endpoint's
+ * own refusals are, rather than the `BAD_USER_INPUT` of an argument.
+ */
 function graphqlBody(error: FeathersError) {
   const { errors } = error as { errors?: unknown }
   const listed = Array.isArray(errors) ? { errors } : {}
-  return { errors: [{ message: error.message, extensions: { code: graphqlCodeOf(error), ...listed } }] }
+  const code = error.code === 400 ? 'BAD_REQUEST' : graphqlCodeOf(error)
+  return { errors: [{ message: error.message, extensions: { code, ...listed } }] }
 }
 
 export type ErrorLogger = (error: unknown, ctx: Context) => void

@@ -76,6 +76,14 @@ describe('the packed package in a Feathers CLI app', function () {
 `
     )
     replaceInFile(app, 'src/channels.ts', /^/, "import { authorizedPublisher } from 'feathers-query'\n")
+    // The README's src/app.ts change: the plugin's error handler in place of @feathersjs/koa's.
+    replaceInFile(
+      app,
+      'src/app.ts',
+      "import { koa, rest, bodyParser, errorHandler, parseAuthentication, cors, serveStatic } from '@feathersjs/koa'",
+      "import { koa, rest, bodyParser, parseAuthentication, cors, serveStatic } from '@feathersjs/koa'\n" +
+        "import { errorHandler } from 'feathers-query'"
+    )
     // Every export, compiled with the app's tsconfig too (only compiled: the app does not load it).
     cpSync(join(__dirname, 'every-export.ts'), join(app.dir, 'src/every-export.ts'))
     run('npm', ['run', 'compile'], app.dir)
@@ -170,6 +178,27 @@ console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).joi
     // Another user does not see Ann's items (the resource's authorize rule).
     const bob = await signUp('bob@example.com')
     assert.deepEqual((await call('GET', '/todo-items', undefined, bob)).body.nodes, [])
+  })
+
+  it("answers bodies it cannot read with 400 and 413 in Feathers error JSON, the app's own services too", async () => {
+    const erin = await signUp('erin@example.com')
+    const send = async (path: string, body: string) => {
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${erin}` },
+        body
+      })
+      return { status: response.status, body: await response.json() }
+    }
+    for (const path of ['/todo-items', '/users']) {
+      const broken = await send(path, '{"title": "unterminated')
+      assert.equal(broken.status, 400, JSON.stringify(broken.body))
+      assert.equal(broken.body.name, 'BadRequest')
+      const huge = await send(path, JSON.stringify({ title: 'x'.repeat(2 * 2 ** 20) }))
+      assert.equal(huge.status, 413, JSON.stringify(huge.body).slice(0, 200))
+    }
+    const graphqlBroken = await send('/graphql', '{"query": ')
+    assert.equal(graphqlBroken.body.errors[0].extensions.code, 'BAD_REQUEST')
   })
 
   it('answers GraphQL with the JWT, and refuses it without', async () => {
