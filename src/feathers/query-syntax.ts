@@ -134,7 +134,7 @@ export class FeathersQueryParser {
           }
           return this.filter(member as Record<string, unknown>, `${at}.${index}`) ?? {}
         })
-        // `$or: []` matches nothing, as in Feathers' adapters; an empty member matches everything.
+        // `$or: []` restricts nothing, as in @feathersjs/knex; an empty member matches everything.
         conditions.push(key === '$or' ? { or: filters } : { and: filters })
         continue
       }
