@@ -27,6 +27,17 @@ const looseSubTaskResource = defineResource({
   })
 })
 
+/** Sub tasks whose title is hidden: never written by clients, though the table requires one. */
+const untitledSubTaskResource = defineResource({
+  ...looseSubTaskResource,
+  name: 'UntitledSubTask',
+  basePath: 'untitled-sub-tasks',
+  schema: Type.Object({
+    ...looseSubTaskResource.schema.properties,
+    title: Field(Type.String(), { nullable: true, hidden: true })
+  })
+})
+
 /** Notes whose table checks that the body is longer than two characters; the schema does not. */
 const checkedNoteResource = defineResource({
   name: 'CheckedNote',
@@ -40,7 +51,14 @@ const checkedNoteResource = defineResource({
 
 const looseApp = exampleResourcesApp({
   quietErrors: true,
-  resources: [todoItemResource, subTaskResource, ...tagResources, looseSubTaskResource, checkedNoteResource]
+  resources: [
+    todoItemResource,
+    subTaskResource,
+    ...tagResources,
+    looseSubTaskResource,
+    untitledSubTaskResource,
+    checkedNoteResource
+  ]
 })
 
 forEachDatabase(
@@ -70,6 +88,18 @@ forEachDatabase(
       assert.equal(response.status, 400, response.text)
       assert.equal(response.body.name, 'BadRequest')
       assert.deepEqual(response.body.errors, [{ field: 'body.title', message: 'violates a database constraint' }])
+      assert.deepEqual(await subTasks(), [])
+    })
+
+    it('does not name the column of a hidden field whose NOT NULL the write violates', async () => {
+      const response = await env.server.http('POST', '/untitled-sub-tasks', {
+        created: at,
+        updated: at,
+        todoItemId: parent
+      })
+      assert.equal(response.status, 400, response.text)
+      assert.deepEqual(response.body.errors, [{ field: 'body', message: 'violates a database constraint' }])
+      assert.ok(!response.text.includes('title'), response.text)
       assert.deepEqual(await subTasks(), [])
     })
 

@@ -1,4 +1,5 @@
 import { BadRequest, Conflict, FeathersError, GeneralError, Unavailable } from '@feathersjs/errors'
+import type { ResolvedResource } from '../resource/resolve'
 
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -154,6 +155,21 @@ export function databaseError(error: unknown): FeathersError {
   const general = new GeneralError('Internal database error')
   Object.defineProperty(general, 'cause', { value: error, enumerable: false })
   return general
+}
+
+/**
+ * A constraint error that names the column of a field the resource never shows clients (hidden, filterOnly),
+ * as one naming no column: the field's name is not theirs to learn.
+ */
+export function withoutUnshownColumns(error: unknown, resource: ResolvedResource): unknown {
+  if (!(error instanceof BadRequest)) return error
+  const [first] = ((error as { errors?: Array<{ field?: string }> }).errors ?? []) as Array<{ field?: string }>
+  const column = first?.field?.startsWith('body.') ? first.field.slice('body.'.length) : undefined
+  const unshown = column && resource.fields.some((field) => !field.serialized && field.column === column)
+  if (!unshown) return error
+  return new BadRequest('The data violates a database constraint', {
+    errors: [{ field: 'body', message: 'violates a database constraint' }]
+  })
 }
 
 export async function runQuery<T>(query: PromiseLike<T>): Promise<T> {

@@ -34,7 +34,7 @@ import type {
   Scalar
 } from '../query/model'
 import { andFilters } from '../query/filters'
-import { runQuery } from './database-errors'
+import { runQuery, withoutUnshownColumns } from './database-errors'
 import { writeTransaction } from './sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate, decodeAggregateRows, needsSqliteFunctions } from '../aggregate/compile'
@@ -741,6 +741,18 @@ export class ResourceService {
     return answeredRecords(params, records, projection(this.resource, select), fullProjection(this.resource))
   }
 
+  /**
+   * An INSERT or UPDATE of this resource. A constraint the table enforces names its column to the client, but
+   * not a column of a hidden or filterOnly field: that would tell clients of a field they are never shown.
+   */
+  private async runWrite<T>(query: PromiseLike<T>): Promise<T> {
+    try {
+      return await runQuery(query)
+    } catch (error) {
+      throw withoutUnshownColumns(error, this.resource)
+    }
+  }
+
   /** The record with this id: an integer id bound as the dialect binds integers. */
   private whereIdIs(builder: Knex.QueryBuilder, id: Knex.Value) {
     const parameter = this.resource.idField.kind === 'integer' ? this.target.dialect.integer : '?'
@@ -786,7 +798,7 @@ export class ResourceService {
 
   private async insert(row: Record<string, unknown>, params: ResourceParams) {
     const { idField } = this.resource
-    const inserted: unknown[] = await runQuery(
+    const inserted: unknown[] = await this.runWrite(
       this.target.dialect.name === 'postgres' ? this.db(params).insert(row, [idField.column]) : this.db(params).insert(row)
     )
     const generated = inserted[0] as unknown
@@ -830,7 +842,7 @@ export class ResourceService {
     return this.inTransaction(scoped, async (inner) => {
       if (Object.keys(row).length > 0) {
         const writable = await this.writable(inner, filter)
-        const changed = await runQuery(this.whereIdIs(writable(), this.idValue(id) as Knex.Value).update(row))
+        const changed = await this.runWrite(this.whereIdIs(writable(), this.idValue(id) as Knex.Value).update(row))
         if (!changed) throw this.notFound(id)
       } else if (!(await this.getRecord(id, inner, filter))) {
         throw this.notFound(id)
@@ -874,7 +886,7 @@ export class ResourceService {
       const ids = await this.idsReached('patch', inner, filter, max)
       if (ids.length === 0) return []
       const byId: Filter = { [this.resource.idField.name]: { in: ids as Scalar[] } }
-      if (Object.keys(row).length > 0) await runQuery((await this.writable(inner, byId))().update(row))
+      if (Object.keys(row).length > 0) await this.runWrite((await this.writable(inner, byId))().update(row))
       const records = (await this.findModel(
         copyWith(inner, {
           queryModel: true,
