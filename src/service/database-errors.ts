@@ -110,8 +110,9 @@ export function isDriverError(error: unknown) {
 
 /**
  * The driver's code of an error. mysql2 names errors by MySQL's numbers: MariaDB's own have no code there
- * (1969, a statement past `max_statement_time`) or another error's (4025, MariaDB's CHECK violation, is MySQL's
- * ER_INNODB_AUTOEXTEND_SIZE_OUT_OF_RANGE), so those the plugin answers are told by number and SQLSTATE.
+ * (1969, a statement past `max_statement_time`) or another error's (4025, MariaDB's CHECK violation, is
+ * MySQL's ER_INNODB_AUTOEXTEND_SIZE_OUT_OF_RANGE), so those the plugin answers are told by number and
+ * SQLSTATE.
  */
 function codeOf(error: unknown): string | undefined {
   const { code, errno, sqlState } = (error ?? {}) as { code?: unknown; errno?: unknown; sqlState?: unknown }
@@ -163,7 +164,7 @@ export function databaseError(error: unknown): FeathersError {
  */
 export function withoutUnshownColumns(error: unknown, resource: ResolvedResource): unknown {
   if (!(error instanceof BadRequest)) return error
-  const [first] = ((error as { errors?: Array<{ field?: string }> }).errors ?? []) as Array<{ field?: string }>
+  const [first] = (error as { errors?: Array<{ field?: string }> }).errors ?? []
   const column = first?.field?.startsWith('body.') ? first.field.slice('body.'.length) : undefined
   const unshown = column && resource.fields.some((field) => !field.serialized && field.column === column)
   if (!unshown) return error
