@@ -50,7 +50,6 @@ function externalMethods(resource: ResolvedResource) {
 }
 
 const EVENTS = Object.values(WRITE_EVENTS)
-const WRITE_METHODS = Object.keys(WRITE_EVENTS)
 
 /**
  * `app.configure(feathersQuery({ Model, resources }))` registers one Feathers service per resource at its
@@ -94,14 +93,12 @@ export function feathersQuery(options: FeathersQueryOptions) {
       feathersRest ||= getServiceOptions(app.service(resource.basePath)).koa?.composed !== undefined
       app.service(resource.basePath).hooks({
         around: {
-          create: [inTransaction],
-          update: [inTransaction],
-          patch: [inTransaction],
-          remove: [inTransaction]
+          create: [inTransaction, keepWrittenRecords],
+          update: [inTransaction, keepWrittenRecords],
+          patch: [inTransaction, keepWrittenRecords],
+          remove: [inTransaction, keepWrittenRecords]
         },
-        before: resourceHooks(resource),
-        // First among the after hooks: before any other could replace the records the write answered.
-        after: Object.fromEntries(WRITE_METHODS.map((method) => [method, [keepWrittenRecords]]))
+        before: resourceHooks(resource)
       })
     }
     checkTransportOrder(app)

@@ -76,6 +76,16 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
         .length
     assert.equal(await between(-BIG, BIG), 1)
     assert.equal(await between(BIG, BIG + 1), 0)
+    // A keyset position (what a cursor holds, which a client can write by hand) compares the same way.
+    const keyset = async (after: Record<string, number>) =>
+      (
+        (await service.find({
+          queryModel: true,
+          query: { keyset: { after }, paging: { limit: 5 }, sorting: [{ field: 'id', direction: 'ASC' }] }
+        })) as { data: unknown[] }
+      ).data.length
+    assert.equal(await keyset({ id: BIG }), 0)
+    assert.equal(await keyset({ id: -BIG }), 1)
   })
 
   it('takes only plain digits for an integer id', async () => {
@@ -282,7 +292,8 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     const response = await env.server.http('POST', '/todo-items', { title: 'x' }, { 'user-name': 'u'.repeat(300) })
     if (env.server.database === 'mysql') {
       assert.equal(response.status, 400)
-      assert.deepEqual(response.body.errors, [{ field: 'body.createdBy', message: 'violates a database constraint' }])
+      // The too long value is the hidden createdBy (set by a hook from the header): its column is not named.
+      assert.deepEqual(response.body.errors, [{ field: 'body', message: 'violates a database constraint' }])
     }
     assert.ok(!/insert into|select /i.test(response.text), response.text)
   })

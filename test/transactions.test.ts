@@ -112,6 +112,18 @@ forEachDatabase(
       assert.deepEqual(await env.server.db('todo_items').pluck('title'), ['kept anyway'])
     })
 
+    it("checks a write's selection before writing: a bad one leaves no row, even in a caller's transaction", async () => {
+      const service = env.server.app.service('todo-items')
+      await env.server.db.transaction(async (trx) => {
+        const params = { queryModel: true, query: { select: ['nope'] }, transaction: { trx } }
+        await assert.rejects(service.create({ title: 'selected badly' }, params), (error: { code?: number }) => {
+          assert.equal(error.code, 400)
+          return true
+        })
+      })
+      assert.deepEqual(await env.server.db('todo_items').where('title', 'selected badly'), [])
+    })
+
     it('rolls back a delete whose after hook throws', async () => {
       const [id] = await seedTodoItems(env.server.db, [{ title: 'stays' }])
       const response = await env.server.http('DELETE', `/todo-items/${id}`, undefined, { 'x-fail': 'after' })

@@ -2,7 +2,7 @@ import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedRelation, ResolvedResource } from '../resource/resolve'
-import type { Dialect, SqlColumn } from './dialect'
+import { placeholderFor, type Dialect, type SqlColumn } from './dialect'
 import { fieldExpression } from './sql-fields'
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './limits'
 import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from './model'
@@ -37,8 +37,8 @@ interface Comparison {
   count: number
   /** The operand of `is` / `isNot`, which is part of the SQL text rather than bound. */
   truth?: boolean | null
-  /** Of an integer field: its values are bound as the dialect binds integers. */
-  integers: boolean
+  /** Where each value is bound: `?`, or typed as the dialect binds integers (`placeholderFor`). */
+  parameter: string
 }
 
 /** `and` / `or` over sub-filters, each a conjunction of its own conditions. */
@@ -246,7 +246,7 @@ class FilterParser {
       operator,
       first,
       count: 0,
-      integers: field.kind === 'integer'
+      parameter: placeholderFor(target.dialect, field.kind)
     }
     switch (operator) {
       case 'is':
@@ -352,7 +352,7 @@ function applyComparison(
   // Knex takes a Raw (a SQL-computed field) wherever it takes a column name, though its types say names.
   const column = comparison.column as string
   const value = bound[first] as Knex.Value
-  const parameter = comparison.integers ? dialect.integer : '?'
+  const { parameter } = comparison
   switch (operator) {
     case 'is':
     case 'isNot': {
@@ -387,7 +387,7 @@ function applyComparison(
     case 'in':
     case 'notIn': {
       const values = bound.slice(first, first + comparison.count) as Knex.Value[]
-      return dialect.list.where(builder, column, values, operator === 'notIn', comparison.integers)
+      return dialect.list.where(builder, column, values, operator === 'notIn', parameter !== '?')
     }
     case 'between':
     case 'notBetween': {

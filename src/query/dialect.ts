@@ -44,6 +44,11 @@ export interface Dialect {
   rawRows(result: unknown): Array<Record<string, unknown>>
 }
 
+/** How a value of a field of this kind is bound where it meets its column: typed for integers (`integer`). */
+export function placeholderFor(dialect: Dialect, kind: string): string {
+  return kind === 'integer' ? dialect.integer : '?'
+}
+
 type Rows = Array<Record<string, unknown>>
 
 export interface ListBinding {

@@ -2,6 +2,8 @@ import type { Knex } from 'knex'
 import { badField } from '../errors'
 import { encodeValue, type DbValue } from '../resource/codec'
 import type { SortTerm } from './compile-sort'
+import { placeholderFor, type Dialect } from './dialect'
+import { compare } from './compile-filter'
 import { copyWith } from '../copy-with'
 
 /**
@@ -87,7 +89,7 @@ export interface KeysetCondition {
  * NULL placement. The first term's bound (`t1 >= v1` ascending) is repeated outside the OR, so that an
  * index on it narrows the scan to the rows from the position on.
  */
-export function keysetCondition(terms: SortTerm[], position: DbValue[]): KeysetCondition {
+export function keysetCondition(terms: SortTerm[], position: DbValue[], dialect: Dialect): KeysetCondition {
   const values: DbValue[] = []
   const bind = (term: SortTerm, op: Compare['op'], value: DbValue): Compare => {
     values.push(value)
@@ -125,7 +127,8 @@ export function keysetCondition(terms: SortTerm[], position: DbValue[]): KeysetC
     if ('isNull' in condition) {
       return condition.isNull ? builder.whereNull(column) : builder.whereNotNull(column)
     }
-    return builder.where(column, condition.op, bound[first + condition.slot] as Knex.Value)
+    const parameter = placeholderFor(dialect, condition.term.field.kind)
+    return compare(builder, column, condition.op, bound[first + condition.slot] as Knex.Value, parameter)
   }
   return {
     key,

@@ -16,7 +16,7 @@ import {
 } from '../query/compile-filter'
 import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'
 import { encodePosition, keysetCondition, positionOf, reversedTerms } from '../query/keyset'
-import { dialectOf } from '../query/dialect'
+import { dialectOf, placeholderFor } from '../query/dialect'
 import { resolveQueryLimits, type QueryLimits } from '../query/limits'
 import type {
   AggregatePage,
@@ -572,7 +572,7 @@ export class ResourceService {
     const from = keyset.backward ? keyset.before : keyset.after
     const path = keyset.backward ? 'keyset.before' : 'keyset.after'
     const condition =
-      from === undefined ? undefined : keysetCondition(readTerms, encodePosition(terms, from, path))
+      from === undefined ? undefined : keysetCondition(readTerms, encodePosition(terms, from, path), this.target.dialect)
     return { keyset, readTerms, condition, fields: terms.map((term) => term.field.name) }
   }
 
@@ -737,8 +737,8 @@ export class ResourceService {
    * What a write answers of each record it read back whole: the caller's `$select` of it. Events are
    * authorized against the whole record (see service/written.ts).
    */
-  private answered(params: ResourceParams, select: string[] | undefined, records: ResourceRecord[]) {
-    return answeredRecords(params, records, projection(this.resource, select), fullProjection(this.resource))
+  private answered(fields: Projection, records: ResourceRecord[]) {
+    return answeredRecords(records, fields, fullProjection(this.resource))
   }
 
   /**
@@ -755,8 +755,7 @@ export class ResourceService {
 
   /** The record with this id: an integer id bound as the dialect binds integers. */
   private whereIdIs(builder: Knex.QueryBuilder, id: Knex.Value) {
-    const parameter = this.resource.idField.kind === 'integer' ? this.target.dialect.integer : '?'
-    return compare(builder, this.idColumn, '=', id, parameter)
+    return compare(builder, this.idColumn, '=', id, placeholderFor(this.target.dialect, this.resource.idField.kind))
   }
 
   private notFound(id: Id) {
@@ -785,13 +784,14 @@ export class ResourceService {
   async create(data: ResourceRecord | ResourceRecord[], params: ResourceParams = {}): Promise<unknown> {
     if (Array.isArray(data)) multiLimit(this.resource, 'create', data.length)
     const scoped = await this.scoped({ method: 'create', params, data })
-    const { select } = this.readQuery(scoped)
+    // Checked before anything is written, as every record is.
+    const fields = projection(this.resource, this.readQuery(scoped).select)
     // Every record is encoded (and so checked) before anything is written.
     const rows = (Array.isArray(data) ? data : [data]).map((record) => encodeRow(this.resource, record))
     const created = await this.inTransaction(scoped, async (inner) => {
       const records: ResourceRecord[] = []
       for (const row of rows) records.push(await this.insert(row, inner))
-      return this.answered(params, select, records)
+      return this.answered(fields, records)
     })
     return Array.isArray(data) ? created : created[0]
   }
@@ -837,6 +837,7 @@ export class ResourceService {
   private async changeOne(method: string, id: Id, data: ResourceRecord, params: ResourceParams) {
     const scoped = await this.scoped({ method, params, id, data })
     const { filter, select } = this.readQuery(scoped)
+    const fields = projection(this.resource, select)
     const row = encodeRow(this.resource, data)
     delete row[this.resource.idField.column]
     return this.inTransaction(scoped, async (inner) => {
@@ -850,7 +851,7 @@ export class ResourceService {
       // Read back within the scope only: the change may well take the record out of the call's own filter.
       const record = await this.getRecord(id, inner)
       if (!record) throw new Forbidden(`The update would move ${this.resource.name} '${id}' outside what you may access`)
-      return this.answered(params, select, [record])[0]
+      return this.answered(fields, [record])[0]
     })
   }
 
@@ -880,6 +881,7 @@ export class ResourceService {
     const max = multiLimit(this.resource, 'patch')
     const scoped = await this.scoped({ method: 'patch', params, id: null, data })
     const { filter, select } = this.readQuery(scoped, true)
+    const fields = projection(this.resource, select)
     const row = encodeRow(this.resource, data)
     delete row[this.resource.idField.column]
     return this.inTransaction(scoped, async (inner) => {
@@ -896,7 +898,7 @@ export class ResourceService {
       if (records.length < ids.length) {
         throw new Forbidden(`The update would move ${this.resource.name} records outside what you may access`)
       }
-      return this.answered(params, select, records)
+      return this.answered(fields, records)
     })
   }
 
@@ -906,6 +908,7 @@ export class ResourceService {
     const max = id === null ? multiLimit(this.resource, 'remove') : 1
     const scoped = await this.scoped({ method: 'remove', params, id })
     const { filter, select } = this.readQuery(scoped, id === null)
+    const fields = projection(this.resource, select)
     return this.inTransaction(scoped, async (inner) => {
       const ids = id === null ? await this.idsReached('remove', inner, filter, max) : [id]
       if (ids.length === 0) return []
@@ -921,7 +924,7 @@ export class ResourceService {
       const builder = (await this.writable(inner, andFilters(filter, byId)))()
       const removed = await runQuery(softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete())
       if (removed !== records.length) throw id === null ? new Forbidden('Records changed while removing them') : this.notFound(id)
-      const answered = this.answered(params, select, records)
+      const answered = this.answered(fields, records)
       return id === null ? answered : answered[0]
     })
   }

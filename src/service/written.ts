@@ -1,26 +1,20 @@
-import type { HookContext } from '@feathersjs/feathers'
+import type { HookContext, NextFunction } from '@feathersjs/feathers'
+import '../declarations'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Projection } from './projection'
 import type { ResourceRecord } from './resource-service'
 
-/**
- * The whole records a write left (hidden fields included) when the caller narrowed its answer with `$select`,
- * by the call's params until the write's first after hook moves them onto its hook context.
- */
-const wholeByCall = new WeakMap<object, ResourceRecord[]>()
+/** The whole records the write method of the current call left, collected for `keepWrittenRecords`. */
+const written = new AsyncLocalStorage<ResourceRecord[]>()
 
 /**
- * What a write answers of the records it read back whole: the caller's `$select` of each. The whole ones are
- * kept for the call (`params`), since real-time events must be authorized against them: a rule on a field
- * the answer leaves out must still decide.
+ * What a write answers of the records it read back whole: the `fields` the caller selected (`$select`) of each.
+ * The whole ones are kept for the call, since real-time events must be authorized against them: a rule on a
+ * field the answer leaves out, or a resolver changes, must still decide on what the database holds.
  */
-export function answeredRecords(
-  params: object,
-  records: ResourceRecord[],
-  fields: Projection,
-  whole: Projection
-): ResourceRecord[] {
+export function answeredRecords(records: ResourceRecord[], fields: Projection, whole: Projection) {
+  written.getStore()?.push(...records)
   if (fields === whole) return records
-  wholeByCall.set(params, [...(wholeByCall.get(params) ?? []), ...records])
   const kept = [...fields.stored, ...fields.computed].map((field) => field.name)
   return records.map((record) => {
     const answered: ResourceRecord = {}
@@ -29,24 +23,20 @@ export function answeredRecords(
   })
 }
 
-/** The property of a write's hook context that holds its whole records when its answer was narrowed. */
-const WRITTEN = 'writtenRecords'
-
 /**
- * The plugin's first after hook of every write, which runs before any other hook or resolver could replace
- * the answered records: puts the whole records on the hook context, where the channels and GraphQL
- * subscriptions read them, on this instance and (feathers-sync sends the context) on the others.
+ * An around hook of every plugin write, inside the application's `around.all` hooks (where resolvers sit)
+ * and outside its before and after hooks: it collects what the write method of this very call left (a write
+ * made by one of its hooks collects its own) and puts it on the hook context, where the channels and GraphQL
+ * subscriptions read it, on this instance and (feathers-sync sends the context) on the others.
  */
-export function keepWrittenRecords(context: HookContext) {
-  const records = wholeByCall.get(context.params)
-  if (!records) return
-  wholeByCall.delete(context.params)
-  ;(context as HookContext & { [WRITTEN]?: ResourceRecord[] })[WRITTEN] = records
+export async function keepWrittenRecords(context: HookContext, next: NextFunction) {
+  const records: ResourceRecord[] = []
+  await written.run(records, next)
+  context.writtenRecords = records
 }
 
-/** The records a write left, whole: what its hook context keeps of a narrowed answer, or its result. */
+/** The records a write left, whole: what its hook context keeps, or (an event of another kind) its result. */
 export function writtenRecords(context: HookContext): ResourceRecord[] {
-  const kept = (context as { [WRITTEN]?: ResourceRecord[] })[WRITTEN]
-  if (kept) return kept
+  if (context.writtenRecords) return context.writtenRecords as ResourceRecord[]
   return (Array.isArray(context.result) ? context.result : [context.result]) as ResourceRecord[]
 }
