@@ -34,6 +34,9 @@ interface FaultKit {
   withDeadline(databaseUrl: string, ms: number): Promise<{ url: string; undo(): Promise<void> }>
 }
 
+/** The application name of the test's administrator connections on PostgreSQL. */
+const PG_ADMIN = 'feathers-query-test-admin'
+
 const faultKits: Partial<Record<DatabaseName, FaultKit>> = {
   mysql: {
     url: process.env.MYSQL_URL!,
@@ -79,13 +82,15 @@ const faultKits: Partial<Record<DatabaseName, FaultKit>> = {
   postgres: {
     url: process.env.PG_URL!,
     defaultPort: 5432,
-    // PostgreSQL's connections belong to one database: the administrator connects to the test database.
-    admin: (databaseUrl) => knex({ client: 'pg', connection: databaseUrl }),
+    // PostgreSQL's connections belong to one database: the administrator connects to the test database,
+    // under a name of its own, so that `threads` lists the server's connections and none of its pool's.
+    admin: (databaseUrl) =>
+      knex({ client: 'pg', connection: { connectionString: databaseUrl, application_name: PG_ADMIN } }),
     async threads(admin, database) {
       const { rows } = await admin.raw(
         "SELECT pid, CASE WHEN state = 'active' THEN query END AS statement FROM pg_stat_activity " +
-          'WHERE datname = ? AND pid <> pg_backend_pid()',
-        [database]
+          'WHERE datname = ? AND application_name <> ?',
+        [database, PG_ADMIN]
       )
       return rows.map((row: { pid: number; statement: string | null }) => ({
         id: row.pid,
