@@ -160,8 +160,13 @@ function refusal(ctx: Context): [string, string] {
  */
 function describeRefusal(ctx: Context) {
   const [code, message] = refusal(ctx)
+  answerKeepingStatus(ctx, { errors: [{ message, extensions: { code } }] })
+}
+
+/** Sets the body and keeps the refusal's status, which Koa makes 200 with a body unless set explicitly. */
+function answerKeepingStatus(ctx: Context, body: unknown) {
   const status = ctx.status
-  ctx.body = { errors: [{ message, extensions: { code } }] }
+  ctx.body = body
   ctx.status = status
 }
 
@@ -182,9 +187,7 @@ function codeRefusal(ctx: Context) {
   if (!Array.isArray(errors) || errors.every((error) => error?.extensions?.code)) return
   const [code] = refusal(ctx)
   for (const error of errors) if (!error.extensions?.code) error.extensions = { ...error.extensions, code }
-  const status = ctx.status
-  ctx.body = body
-  ctx.status = status
+  answerKeepingStatus(ctx, body)
 }
 
 /** The page size a connection without `first`/`last` gets, and the largest any resource allows. */

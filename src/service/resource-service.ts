@@ -734,14 +734,6 @@ export class ResourceService {
   }
 
   /**
-   * What a write answers of each record it read back whole: the caller's `$select` of it. Events are
-   * authorized against the whole record (see service/written.ts).
-   */
-  private answered(fields: Projection, records: ResourceRecord[]) {
-    return answeredRecords(records, fields, fullProjection(this.resource))
-  }
-
-  /**
    * An INSERT or UPDATE of this resource. A constraint the table enforces names its column to the client, but
    * not a column of a hidden or filterOnly field: that would tell clients of a field they are never shown.
    */
@@ -784,14 +776,13 @@ export class ResourceService {
   async create(data: ResourceRecord | ResourceRecord[], params: ResourceParams = {}): Promise<unknown> {
     if (Array.isArray(data)) multiLimit(this.resource, 'create', data.length)
     const scoped = await this.scoped({ method: 'create', params, data })
-    // Checked before anything is written, as every record is.
+    // The selection and every record are checked (encoded) before anything is written.
     const fields = projection(this.resource, this.readQuery(scoped).select)
-    // Every record is encoded (and so checked) before anything is written.
     const rows = (Array.isArray(data) ? data : [data]).map((record) => encodeRow(this.resource, record))
     const created = await this.inTransaction(scoped, async (inner) => {
       const records: ResourceRecord[] = []
       for (const row of rows) records.push(await this.insert(row, inner))
-      return this.answered(fields, records)
+      return answeredRecords(records, fields)
     })
     return Array.isArray(data) ? created : created[0]
   }
@@ -851,7 +842,7 @@ export class ResourceService {
       // Read back within the scope only: the change may well take the record out of the call's own filter.
       const record = await this.getRecord(id, inner)
       if (!record) throw new Forbidden(`The update would move ${this.resource.name} '${id}' outside what you may access`)
-      return this.answered(fields, [record])[0]
+      return answeredRecords([record], fields)[0]
     })
   }
 
@@ -898,7 +889,7 @@ export class ResourceService {
       if (records.length < ids.length) {
         throw new Forbidden(`The update would move ${this.resource.name} records outside what you may access`)
       }
-      return this.answered(fields, records)
+      return answeredRecords(records, fields)
     })
   }
 
@@ -924,7 +915,7 @@ export class ResourceService {
       const builder = (await this.writable(inner, andFilters(filter, byId)))()
       const removed = await runQuery(softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete())
       if (removed !== records.length) throw id === null ? new Forbidden('Records changed while removing them') : this.notFound(id)
-      const answered = this.answered(fields, records)
+      const answered = answeredRecords(records, fields)
       return id === null ? answered : answered[0]
     })
   }

@@ -8,13 +8,14 @@ import type { ResourceRecord } from './resource-service'
 const written = new AsyncLocalStorage<ResourceRecord[]>()
 
 /**
- * What a write answers of the records it read back whole: the `fields` the caller selected (`$select`) of each.
- * The whole ones are kept for the call, since real-time events must be authorized against them: a rule on a
- * field the answer leaves out, or a resolver changes, must still decide on what the database holds.
+ * What a write answers of the records it read back whole: the `fields` the caller selected (`$select`) of
+ * each. The whole ones are kept for the call, since real-time events must be authorized against them: a rule
+ * on a field the answer leaves out, or a resolver changes, must still decide on what the database holds.
  */
-export function answeredRecords(records: ResourceRecord[], fields: Projection, whole: Projection) {
+export function answeredRecords(records: ResourceRecord[], fields: Projection) {
   written.getStore()?.push(...records)
-  if (fields === whole) return records
+  // The projection of every field (no `$select`, or one with a computed field) answers the records whole.
+  if (fields.key === '') return records
   const kept = [...fields.stored, ...fields.computed].map((field) => field.name)
   return records.map((record) => {
     const answered: ResourceRecord = {}
