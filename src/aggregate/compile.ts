@@ -1,15 +1,15 @@
 import type { Knex } from 'knex'
-import { badField } from '../errors'
+import { badField } from '../common/errors'
 import { applyParsedFilter, parseFilter, qualified, type SqlTarget } from '../query/compile-filter'
-import type { SqlColumn } from '../query/dialect'
-import { dateBucketsOf, type DateBuckets } from '../query/date-buckets'
-import type { QueryLimits } from '../query/limits'
+import type { SqlColumn } from '../dialect/dialect'
+import { dateBucketsOf, type DateBuckets } from '../dialect/date-buckets'
+import type { QueryLimits } from '../resource/defaults'
 import {
   isCounting,
   type AggregatePage,
   type AggregateResponse,
   type PartitionedAggregates
-} from '../query/model'
+} from '../model/query'
 import {
   decodePage,
   decodePartitions,

@@ -1,4 +1,4 @@
-import { badField } from '../errors'
+import { badField } from '../common/errors'
 import { decodeValue } from '../resource/codec'
 import { matchesFilter } from '../query/match-filter'
 import {
@@ -6,7 +6,7 @@ import {
   type AggregatePage,
   type AggregateResponse,
   type PartitionedAggregates
-} from '../query/model'
+} from '../model/query'
 import type { AggregateColumn, AggregatePlan, GroupColumn } from './plan'
 
 type Row = Record<string, unknown>

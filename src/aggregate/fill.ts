@@ -1,6 +1,6 @@
-import type { FieldError } from '../errors'
+import type { FieldError } from '../common/errors'
 import { encodeValue } from '../resource/codec'
-import type { Filter, GroupFill } from '../query/model'
+import type { Filter, GroupFill } from '../model/query'
 import type { GroupColumn, PlanContext, RequestChecker } from './plan'
 import { bucketSeries } from './time-zone'
 

@@ -5,7 +5,7 @@ import {
   type AggregateFunction,
   type AggregateHaving,
   type Filter
-} from '../query/model'
+} from '../model/query'
 import type { AggregateColumn, RequestChecker } from './plan'
 
 /**

@@ -3,7 +3,7 @@ import {
   isCounting,
   type AggregateFunction,
   type AggregateSortField
-} from '../query/model'
+} from '../model/query'
 import type { GroupColumn, RequestChecker } from './plan'
 
 /** One ORDER BY term over the aggregated rows, by alias. */

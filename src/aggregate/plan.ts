@@ -1,4 +1,4 @@
-import { badField, badInput, type FieldError } from '../errors'
+import { badField, badInput, type FieldError } from '../common/errors'
 import { isNumericKind } from '../resource/field-kind'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import {
@@ -9,7 +9,7 @@ import {
   type DateBucket,
   type Filter,
   type GroupFill
-} from '../query/model'
+} from '../model/query'
 import { isTimeZone, UTC } from './time-zone'
 import { planFill, type FillPlan } from './fill'
 import { planHaving, type HavingPlan } from './having'

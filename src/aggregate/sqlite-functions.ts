@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
-import { SQLITE_BUCKET_FUNCTION } from '../query/date-buckets'
-import type { DateBucket } from '../query/model'
-import { betterSqliteClient } from '../service/sqlite-client'
+import { SQLITE_BUCKET_FUNCTION } from '../dialect/date-buckets'
+import type { DateBucket } from '../model/query'
+import { betterSqliteClient } from '../dialect/better-sqlite3'
 import { bucketKeyOf } from './time-zone'
 
 interface FunctionConnection {

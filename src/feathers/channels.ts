@@ -4,8 +4,8 @@ import type { ResolvedResource } from '../resource/resolve'
 import { strictFilter } from '../query/filters'
 import { matchesFilter } from '../query/match-filter'
 import type { ResourceRecord } from '../service/resource-service'
-import { callContext } from '../service/scope'
-import { writtenRecords } from '../service/written'
+import { callContext } from '../authorization/call-scope'
+import { writtenRecords } from '../service/written-records'
 
 type Channels = Channel | Channel[] | void
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

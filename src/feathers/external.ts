@@ -4,7 +4,7 @@ import type { ResolvedResource } from '../resource/resolve'
 import { announceOnCommit } from '../service/transaction'
 import { eventsHandedToBroker } from './broker'
 import type { ResourceParams, ResourceRecord } from '../service/resource-service'
-import { copyWith } from '../copy-with'
+import { copyWith } from '../common/copy-with'
 
 /** The events of the write methods; the plugin emits them itself, with what clients may see. */
 export const WRITE_EVENTS: Record<string, string> = {

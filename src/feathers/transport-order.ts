@@ -1,5 +1,5 @@
 import type { Application } from '@feathersjs/koa'
-import { ConfigurationError } from '../errors'
+import { ConfigurationError } from '../common/errors'
 
 /**
  * Feathers applies a transport to the services registered after it: `rest()` and `socketio()` add service

@@ -1,13 +1,13 @@
 import { GraphQLObjectType, GraphQLSchema, validateSchema, type GraphQLFieldConfigMap } from 'graphql'
-import { ConfigurationError } from '../errors'
+import { ConfigurationError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolve'
-import type { GraphqlContext } from './context'
-import { aggregateSchemaPart } from './aggregate-fields'
-import { resourceQueryFields } from './query-fields'
-import { GraphqlTypes, type GraphqlSchemaPart } from './types'
-import { resourceMutationFields } from './mutations/mutation-fields'
-import { relationMutationFields } from './mutations/relation-fields'
-import { resourceSubscriptionFields } from './subscriptions/subscription-fields'
+import type { GraphqlContext } from './fields/context'
+import { aggregateSchemaPart } from './fields/aggregate'
+import { resourceQueryFields } from './fields/query'
+import { GraphqlTypes, type GraphqlSchemaPart } from './type/registry'
+import { resourceMutationFields } from './fields/mutation'
+import { relationMutationFields } from './fields/relation-mutation'
+import { resourceSubscriptionFields } from './fields/subscription'
 
 /**
  * The GraphQL schema of a set of resolved resources: per resource `<one>(id)` and `<many>(paging, filter,

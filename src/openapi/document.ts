@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors'
+import { ConfigurationError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolve'
 import { errorResponses, sharedSchemas } from './components'
 import { resourcePaths, resourceSchemas } from './operations'

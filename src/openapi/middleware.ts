@@ -1,4 +1,4 @@
-import type { Context, Next } from '../koa'
+import type { Context, Next } from '../common/koa'
 import type { OpenApiDocumentOptions } from './document'
 import type { OpenApiDocument } from './types'
 

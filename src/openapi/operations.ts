@@ -10,7 +10,7 @@ import {
   listQueryOptions
 } from '../rest/collection-query'
 import { deletePath, updatePath } from '../rest/router'
-import { exportPath } from '../export/route'
+import { exportPath } from '../rest/export/route'
 import { aggregatePath } from '../rest/aggregate-route'
 import { aggregateQuerySchema } from '../rest/aggregate-query'
 import { allowsMulti, maxMultiOf } from '../service/multi'

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex'
-import { badField } from '../errors'
+import { badField } from '../common/errors'
 import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedRelation, ResolvedResource } from '../resource/resolve'
-import { placeholderFor, type Dialect, type SqlColumn } from './dialect'
+import { placeholderFor, type Dialect, type SqlColumn } from '../dialect/dialect'
 import { fieldExpression } from './sql-fields'
-import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './limits'
-import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from './model'
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../resource/defaults'
+import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from '../model/query'
 import { existsCondition, type Exists, type RelationScopes } from './relation-filter'
 
 /** An odd number of backslashes at the end: LIKE's escape character with nothing to escape. */

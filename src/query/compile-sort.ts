@@ -1,7 +1,7 @@
-import { badField } from '../errors'
+import { badField } from '../common/errors'
 import type { ResolvedField } from '../resource/resolve'
-import type { SqlColumn } from './dialect'
-import type { SortField } from './model'
+import type { SqlColumn } from '../dialect/dialect'
+import type { SortField } from '../model/query'
 import { keyName, qualified, type SqlTarget } from './compile-filter'
 
 export interface SortTerm {

@@ -1,5 +1,5 @@
 import type { ResolvedResource } from '../resource/resolve'
-import type { FieldComparison, Filter } from './model'
+import type { FieldComparison, Filter } from '../model/query'
 
 /** No filter, or one whose every key is undefined (`{}` included): it restricts nothing. */
 export function isEmptyFilter(filter: Filter | undefined | null): boolean {

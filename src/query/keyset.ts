@@ -1,10 +1,10 @@
 import type { Knex } from 'knex'
-import { badField } from '../errors'
+import { badField } from '../common/errors'
 import { encodeValue, type DbValue } from '../resource/codec'
 import type { SortTerm } from './compile-sort'
-import { placeholderFor, type Dialect } from './dialect'
+import { placeholderFor, type Dialect } from '../dialect/dialect'
 import { compare } from './compile-filter'
-import { copyWith } from '../copy-with'
+import { copyWith } from '../common/copy-with'
 
 /**
  * Keyset paging: a page starts after (or ends before) a position in the order, given by the values of the

@@ -1,5 +1,5 @@
 import type { ResolvedResource } from '../resource/resolve'
-import type { Between, FieldComparison, Filter, Scalar } from './model'
+import type { Between, FieldComparison, Filter, Scalar } from '../model/query'
 
 /**
  * Whether a record matches a filter, decided in JavaScript with SQL's meaning (a comparison with NULL is not

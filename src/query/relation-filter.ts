@@ -1,6 +1,6 @@
 import type { ResolvedRelation, ResolvedResource } from '../resource/resolve'
 import type { Condition, SqlTarget } from './compile-filter'
-import type { Filter } from './model'
+import type { Filter } from '../model/query'
 
 /**
  * What the caller may read of each resource a filter's relation filters reach (its `authorize` filter and

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import type { ResolvedField } from '../resource/resolve'
-import type { Dialect } from './dialect'
+import type { Dialect } from '../dialect/dialect'
 
 /**
  * The SQL of SQL-computed fields. A field's expression is built once per database and table alias from the

@@ -1,4 +1,4 @@
-import { badField } from '../errors'
+import { badField } from '../common/errors'
 import type { FieldKind } from './field-kind'
 import { DATE_RANGE, isoDate, isStorableDate, parseIsoDate } from './iso-date'
 import type { ResolvedField, ResolvedResource } from './resolve'

@@ -1,7 +1,7 @@
 import type { HookContext } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import type { ObjectSchema } from './json-schema'
-import type { Filter, SortField } from '../query/model'
+import type { Filter, SortField } from '../model/query'
 
 // Guards are ordinary Feathers hook functions; `any` keeps them assignable from any application type.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

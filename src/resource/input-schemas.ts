@@ -1,5 +1,5 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
-import { ConfigurationError } from '../errors'
+import { ConfigurationError } from '../common/errors'
 import type { ObjectSchema } from './json-schema'
 import type { ResolvedField, ResolvedResource } from './resolve'
 

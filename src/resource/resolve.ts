@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
-import { ConfigurationError } from '../errors'
+import { ConfigurationError } from '../common/errors'
 import { readAnnotation, type FieldRole } from './annotations'
 import type {
   ComputedField,
@@ -13,7 +13,7 @@ import type {
 } from './definition'
 import { fieldKindOf, type FieldKind } from './field-kind'
 import { kebabCase, lowerFirst, pluralize, snakeCase } from './naming'
-import type { Filter, SortField } from '../query/model'
+import type { Filter, SortField } from '../model/query'
 
 export interface ResolvedField {
   name: string

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { badField, badInput, type FieldError } from '../errors'
+import { badField, badInput, type FieldError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolve'
-import { compileValidator } from '../validation/validator'
+import { compileValidator } from '../resource/validator'
 import {
   AGGREGATE_FUNCTIONS,
   DATE_BUCKETS,
@@ -11,7 +11,7 @@ import {
   type DateBucket,
   type Filter,
   type GroupByField
-} from '../query/model'
+} from '../model/query'
 import { collectionQueryParser, collectionQuerySchema } from './collection-query'
 
 const list = (description: string) => Type.Optional(Type.String({ description }))

@@ -1,7 +1,7 @@
 import type Router from '@koa/router'
 import type { Application } from '@feathersjs/koa'
 import { stringify } from 'csv-stringify/sync'
-import type { Context } from '../koa'
+import type { Context } from '../common/koa'
 import type { ResolvedResource } from '../resource/resolve'
 import { resourceService } from '../service/resource-service'
 import { externalCall } from '../feathers/external-call'
@@ -10,7 +10,7 @@ import {
   type AggregatePage,
   type AggregateRequest,
   type AggregateResponse
-} from '../query/model'
+} from '../model/query'
 import { restParams } from './params'
 import { aggregateQueryParser, asAggregateParameters } from './aggregate-query'
 

@@ -1,9 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FieldError } from '../errors'
+import type { FieldError } from '../common/errors'
 import { encodeValue, parseNumber } from '../resource/codec'
 import { filterableFields, pageSizes, type ResolvedField, type ResolvedResource } from '../resource/resolve'
-import { compileValidator } from '../validation/validator'
-import type { Filter } from '../query/model'
+import { compileValidator } from '../resource/validator'
+import type { Filter } from '../model/query'
 
 export const REST_DEFAULT_RESULT_SIZE = 25
 

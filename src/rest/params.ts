@@ -1,6 +1,6 @@
-import type { Context } from '../koa'
+import type { Context } from '../common/koa'
 import type { ResourceParams } from '../service/resource-service'
-import type { ResourceQuery } from '../query/model'
+import type { ResourceQuery } from '../model/query'
 
 /**
  * Feathers params for a service call made on behalf of an HTTP request: what Feathers' own Koa transport

@@ -1,5 +1,5 @@
 import { BadRequest } from '@feathersjs/errors'
-import type { Context, Next } from '../koa'
+import type { Context, Next } from '../common/koa'
 
 /** As many parameters as Koa's and Feathers' query-string parsers read; they drop the rest without a word. */
 export const MAX_QUERY_PARAMETERS = 1000

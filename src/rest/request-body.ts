@@ -1,6 +1,6 @@
 import { BadRequest, FeathersError } from '@feathersjs/errors'
-import type { Context } from '../koa'
-import { badInput } from '../errors'
+import type { Context } from '../common/koa'
+import { badInput } from '../common/errors'
 
 /** 415: the body is not JSON, so nothing in it can be trusted to mean what the client intended. */
 export class UnsupportedMediaType extends FeathersError {

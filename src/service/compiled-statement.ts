@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
-import type { Dialect } from '../query/dialect'
-import { allPrepared, preparesStatements } from './statement-cache'
-import { runCompiledQuery } from './client-query'
+import type { Dialect } from '../dialect/dialect'
+import { allPrepared, preparesStatements } from '../dialect/prepared-statements'
+import { runCompiledQuery } from '../dialect/client-query'
 
 const MARKER = '\u0000feathers-query:slot:'
 const MARKER_END = '\u0000'

@@ -1,10 +1,10 @@
 import type { HookContext } from '@feathersjs/feathers'
 import type { ResolvedResource } from '../resource/resolve'
 import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
-import { compileValidator, type Validate } from '../validation/validator'
+import { compileValidator, type Validate } from '../resource/validator'
 import type { Guard } from '../resource/definition'
-import { checkReferences } from './references'
-import { badField, badInput, type FieldError } from '../errors'
+import { checkReferences } from '../authorization/references'
+import { badField, badInput, type FieldError } from '../common/errors'
 import { multiLimit } from './multi'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,7 +1,7 @@
 import { BadRequest, Forbidden, MethodNotAllowed, NotFound } from '@feathersjs/errors'
 import type { Id, NullableId, Paginated, Params, Query } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
-import { badField } from '../errors'
+import { badField } from '../common/errors'
 import { decodeValue, encodeRow, encodeValue, rowDecoder, type RowDecoder } from '../resource/codec'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
 import {
@@ -16,8 +16,8 @@ import {
 } from '../query/compile-filter'
 import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'
 import { encodePosition, keysetCondition, positionOf, reversedTerms } from '../query/keyset'
-import { dialectOf, placeholderFor } from '../query/dialect'
-import { resolveQueryLimits, type QueryLimits } from '../query/limits'
+import { dialectOf, placeholderFor } from '../dialect/dialect'
+import { resolveQueryLimits, type QueryLimits } from '../resource/defaults'
 import type {
   AggregatePage,
   AggregateRequest,
@@ -32,31 +32,31 @@ import type {
   PartitionedPages,
   ResourceQuery,
   Scalar
-} from '../query/model'
+} from '../model/query'
 import { andFilters } from '../query/filters'
-import { runQuery, withoutUnshownColumns } from './database-errors'
-import { writeTransaction } from './sqlite-locks'
+import { runQuery, withoutUnshownColumns } from '../dialect/database-errors'
+import { writeTransaction } from '../dialect/sqlite-locks'
 import { ambientTransaction } from './transaction'
 import { compileAggregate, decodeAggregateRows, needsSqliteFunctions } from '../aggregate/compile'
-import { shouldIgnoreGroupIndexes, tableIndexes } from '../aggregate/group-index'
+import { shouldIgnoreGroupIndexes, tableIndexes } from '../dialect/mysql-group-index'
 import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
 import { withSqliteFunctions } from '../aggregate/sqlite-functions'
-import { fullProjection, projection, type Projection } from './projection'
-import { answeredRecords } from './written'
+import { fullProjection, projection, type Projection } from '../query/projection'
+import { answeredRecords } from './written-records'
 import { CompiledStatement, standIns } from './compiled-statement'
-import { BoundedCache } from './bounded-cache'
-import { callScope, type ScopeCall } from './scope'
+import { BoundedCache } from '../common/bounded-cache'
+import { callScope, type ScopeCall } from '../authorization/call-scope'
 import { multiLimit, type MultiMethod } from './multi'
-import { betterSqliteClient } from './sqlite-client'
-import { FeathersQueryParser, type FeathersRequest } from '../feathers/query-syntax'
+import { betterSqliteClient } from '../dialect/better-sqlite3'
+import { FeathersQueryParser, type FeathersRequest } from '../query/feathers-syntax'
 import { writableFields } from '../resource/input-schemas'
 import { pageSizes } from '../resource/resolve'
-import { relationScopes } from './relation-scopes'
-import { callContext } from './scope'
+import { relationScopes } from '../authorization/relation-scopes'
+import { callContext } from '../authorization/call-scope'
 import { readGuards } from './hooks'
 import type { RelationScopes } from '../query/relation-filter'
 import { REST_DEFAULT_RESULT_SIZE } from '../rest/collection-query'
-import { copyWith } from '../copy-with'
+import { copyWith } from '../common/copy-with'
 
 export type ResourceRecord = Record<string, unknown>
 

@@ -1,9 +1,9 @@
 import type { HookContext, NextFunction } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { databaseError, isDriverError } from './database-errors'
-import { writeTransaction } from './sqlite-locks'
-import { copyWith } from '../copy-with'
+import { databaseError, isDriverError } from '../dialect/database-errors'
+import { writeTransaction } from '../dialect/sqlite-locks'
+import { copyWith } from '../common/copy-with'
 
 interface Ambient {
   knex: Knex

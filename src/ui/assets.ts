@@ -1,7 +1,7 @@
 import { createReadStream, existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { Context, Next } from '../koa'
-import { ConfigurationError } from '../errors'
+import type { Context, Next } from '../common/koa'
+import { ConfigurationError } from '../common/errors'
 
 /** A file of an installed npm package, or a text generated at start-up. */
 export type Asset = { file: string } | { text: string }

@@ -1,0 +1,60 @@
+import { FeathersError, GeneralError, convert } from '@feathersjs/errors'
+import type { Context, Next } from './common/koa'
+import { undecodableBody, UnsupportedMediaType } from './rest/request-body'
+import { graphqlCodeOf } from './graphql/execution/error-codes'
+import { PayloadTooLarge } from './common/errors'
+import type { FeathersQueryState } from './declarations'
+
+/** Errors Koa middleware throws with an HTTP status (e.g. koa-body's "invalid JSON"), as Feathers errors. */
+function fromHttpError(error: { status?: number; statusCode?: number; message?: string; expose?: boolean }) {
+  const status = error.status ?? error.statusCode
+  const message = error.expose === false ? 'Bad request' : (error.message ?? 'Bad request')
+  if (status === 413) return new PayloadTooLarge('The request body is too large')
+  if (status === 415) return new UnsupportedMediaType(message)
+  if (status && status >= 400 && status < 500) {
+    return convert({ name: 'BadRequest', message: status === 400 ? `Malformed request: ${message}` : message, code: status })
+  }
+  return undefined
+}
+
+/** Failures before the GraphQL endpoint got the request (e.g. unparsable JSON) are still GraphQL errors there. */
+function isGraphqlRequest(ctx: Context) {
+  const state = (ctx.app as unknown as { get?(name: string): FeathersQueryState | undefined }).get?.('feathersQuery')
+  return state?.graphqlPath !== undefined && ctx.path === state.graphqlPath
+}
+
+/**
+ * What reaches this handler on the GraphQL path failed before GraphQL saw the request (a body that is not
+ * JSON, a broken encoding, too large): not GraphQL over HTTP, so a 400 is `BAD_REQUEST`, as the endpoint's
+ * own refusals are, rather than the `BAD_USER_INPUT` of an argument.
+ */
+function graphqlBody(error: FeathersError) {
+  const { errors } = error as { errors?: unknown }
+  const listed = Array.isArray(errors) ? { errors } : {}
+  const code = error.code === 400 ? 'BAD_REQUEST' : graphqlCodeOf(error)
+  return { errors: [{ message: error.message, extensions: { code, ...listed } }] }
+}
+
+export type ErrorLogger = (error: unknown, ctx: Context) => void
+
+/**
+ * Every failure as Feathers error JSON (`{name, message, code, className, data?, errors?}`): Feathers errors as
+ * they are, HTTP errors from Koa middleware mapped to their status, anything else a 500 whose details stay
+ * in the log, not in the response.
+ */
+export function errorHandler(log: ErrorLogger = (error) => console.error(error)) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next()
+      if (ctx.body === undefined && ctx.status === 404) {
+        throw convert({ name: 'NotFound', message: `Path ${ctx.path} not found`, code: 404 })
+      }
+    } catch (raw) {
+      let error = raw instanceof FeathersError ? raw : fromHttpError(raw as object)
+      error ??= undecodableBody(raw, ctx) ?? new GeneralError('Internal server error')
+      if (error.code >= 500) log((raw as { cause?: unknown })?.cause ?? raw, ctx)
+      ctx.status = error.code
+      ctx.body = isGraphqlRequest(ctx) ? graphqlBody(error) : error.toJSON()
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { GraphQLID, GraphQLNonNull, type GraphQLFieldConfigMap } from 'graphql'
+import type { ResolvedResource } from '../../resource/resolve'
+import type { Page } from '../../model/query'
+import type { ResourceRecord } from '../../service/resource-service'
+import { collectionArgs, collectionRequest } from './collection-args'
+import { collectionResult, collectionType } from './collection'
+import { selectedRecordFields } from './selection'
+import type { GraphqlContext } from './context'
+import { objectType } from '../type/object-type'
+import { collectionWork, withWork } from '../type/field-work'
+import type { GraphqlTypes } from '../type/registry'
+
+/**
+ * The root queries of a resource: `todoItem(id)` through the service's `get` and `todoItems(paging, filter,
+ * sorting)` through its `find`, so every hook of the service applies.
+ */
+export function resourceQueryFields(
+  types: GraphqlTypes,
+  resource: ResolvedResource
+): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+  const node = () => objectType(types, resource)
+  const { graphqlPaging: paging } = resource
+  // nestjs-query's names: `TodoItemConnection` for cursors, `TodoItemOffsetConnection` for offsets.
+  const name = `${resource.name}${paging.strategy === 'offset' ? 'OffsetConnection' : 'Connection'}`
+  const shape = { paging, name, target: resource, node }
+  return {
+    [resource.singular]: withWork(
+      {
+        // Nullable: a missing or hidden record answers null with a NOT_FOUND error, not a failed query.
+        type: node(),
+        args: { id: { type: new GraphQLNonNull(GraphQLID), description: 'Id of the record.' } },
+        resolve: (_source, args, context, info) =>
+          context
+            .service(resource)
+            .get(args.id as string, context.params({ select: selectedRecordFields(info, resource, []) }))
+      },
+      { statements: 'once' }
+    ),
+    [resource.plural]: withWork(
+      {
+        type: collectionType(types, { ...shape, countedApart: true }),
+        args: collectionArgs(types, resource),
+        async resolve(_source, args, context, info) {
+          const request = collectionRequest(resource, args, info, { connection: shape.name })
+          const page = (await context.service(resource).find(
+            context.params({
+              filter: request.filter,
+              sorting: request.sorting,
+              paging: request.window,
+              ...(request.keyset ? { keyset: request.keyset } : {}),
+              totalCount: request.totalCount,
+              select: request.select
+            })
+          )) as Page<ResourceRecord>
+          return collectionResult(resource, page, request)
+        }
+      },
+      collectionWork({ statements: 'once' }, resource, paging)
+    )
+  }
+}

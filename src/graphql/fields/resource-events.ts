@@ -1,0 +1,119 @@
+import type { HookContext } from '@feathersjs/feathers'
+import { admitsRecord, fullRecord } from '../../feathers/channels'
+import { WRITE_EVENTS } from '../../feathers/external'
+import { matchesFilter } from '../../query/match-filter'
+import { writtenRecords } from '../../service/written-records'
+import type { Filter } from '../../model/query'
+import type { ResolvedResource } from '../../resource/resolve'
+import type { ResourceParams, ResourceRecord } from '../../service/resource-service'
+
+/** nestjs-query's subscriptions, by what they report. */
+export type SubscriptionKind = 'created' | 'updatedOne' | 'updatedMany' | 'deletedOne' | 'deletedMany'
+
+export interface Subscriber {
+  kind: SubscriptionKind
+  /** The subscriber's own filter (`input.filter`), matched against each record. */
+  filter?: Filter
+  /** The params of the subscriber's connection (user, authentication), for `authorize`. */
+  params: ResourceParams
+  deliver(payload: unknown): void
+}
+
+interface EventSource {
+  on(event: string, listener: (data: ResourceRecord, context: HookContext) => void): unknown
+  off(event: string, listener: (data: ResourceRecord, context: HookContext) => void): unknown
+}
+
+/** What a write event reports: one record, or (for a multi patch or remove) several in one call. */
+function kindOf(event: string, context: HookContext): SubscriptionKind | undefined {
+  if (event === WRITE_EVENTS.create) return 'created'
+  const many = context.id === null || context.id === undefined
+  if (event === WRITE_EVENTS.update || event === WRITE_EVENTS.patch)
+    return many ? 'updatedMany' : 'updatedOne'
+  if (event === WRITE_EVENTS.remove) return many ? 'deletedMany' : 'deletedOne'
+  return undefined
+}
+
+/**
+ * The subscribers of one resource, fed by its service's Feathers events, so that writes from REST, GraphQL,
+ * socket.io and internal calls all notify. Listeners are on the service only while someone subscribes.
+ * Each record reaches a subscriber only if the resource's `authorize` admits it for the subscriber's
+ * connection (as if read with `get`) and it matches the subscriber's filter; events carry records without
+ * hidden and filterOnly fields. A multi patch or remove reports once, with the count of records the
+ * subscriber may see.
+ */
+export class ResourceEvents {
+  private readonly subscribers = new Set<Subscriber>()
+  private readonly listeners = new Map<string, (data: ResourceRecord, context: HookContext) => void>()
+  /** Multi writes already reported: their events arrive once per record, with one context. */
+  private readonly counted = new WeakSet<HookContext>()
+  /** Deliveries in event order, though deciding them is asynchronous. */
+  private delivering: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly resource: ResolvedResource,
+    private readonly service: EventSource
+  ) {}
+
+  get size() {
+    return this.subscribers.size
+  }
+
+  /** Adds a subscriber; the function returned removes it. */
+  add(subscriber: Subscriber): () => void {
+    if (this.subscribers.size === 0) this.listen()
+    this.subscribers.add(subscriber)
+    return () => {
+      if (!this.subscribers.delete(subscriber)) return
+      if (this.subscribers.size === 0) this.stopListening()
+    }
+  }
+
+  private listen() {
+    for (const event of Object.values(WRITE_EVENTS)) {
+      const listener = (data: ResourceRecord, context: HookContext) => {
+        const kind = kindOf(event, context)
+        if (!kind) return
+        // A failed delivery (none is expected: refusals are decided, not thrown) must not stop the next ones.
+        this.delivering = this.delivering
+          .then(() => this.dispatch(kind, data, context))
+          .catch(() => undefined)
+      }
+      this.listeners.set(event, listener)
+      this.service.on(event, listener)
+    }
+  }
+
+  private stopListening() {
+    for (const [event, listener] of this.listeners) this.service.off(event, listener)
+    this.listeners.clear()
+  }
+
+  private async dispatch(kind: SubscriptionKind, data: ResourceRecord, context: HookContext) {
+    const subscribers = [...this.subscribers].filter((subscriber) => subscriber.kind === kind)
+    if (subscribers.length === 0) return
+    if (kind === 'updatedMany' || kind === 'deletedMany')
+      return this.dispatchCount(kind, subscribers, context)
+    const record = fullRecord(this.resource, data, context)
+    for (const subscriber of subscribers) {
+      if (subscriber.filter && !matchesFilter(this.resource, record, subscriber.filter, true)) continue
+      if (await this.admits(subscriber, record)) subscriber.deliver(data)
+    }
+  }
+
+  private async dispatchCount(kind: SubscriptionKind, subscribers: Subscriber[], context: HookContext) {
+    if (this.counted.has(context)) return
+    this.counted.add(context)
+    const records = writtenRecords(context)
+    for (const subscriber of subscribers) {
+      let count = 0
+      for (const record of records) if (await this.admits(subscriber, record)) count++
+      if (count === 0) continue
+      subscriber.deliver(kind === 'updatedMany' ? { updatedCount: count } : { deletedCount: count })
+    }
+  }
+
+  private admits(subscriber: Subscriber, record: ResourceRecord) {
+    return admitsRecord(this.resource, this.service, subscriber.params as Record<string, unknown>, record)
+  }
+}

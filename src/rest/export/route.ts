@@ -1,0 +1,86 @@
+import type Router from '@koa/router'
+import type { Application } from '@feathersjs/koa'
+import { PassThrough, Readable, pipeline } from 'node:stream'
+import type { ResolvedResource } from '../../resource/resolve'
+import { resourceService, type ResourceRecord } from '../../service/resource-service'
+import type { Page } from '../../model/query'
+import { externalCall } from '../../feathers/external-call'
+import { exportedPages, type ReadPage } from './batches'
+import { collectionQueryParser, EXPORT_QUERY_OPTIONS } from '../collection-query'
+import { restParams } from '../params'
+import { csvPageEncoder } from './csv'
+
+/**
+ * Reads the first page before anything is sent, so that a failure up to there (hooks, authorization, the
+ * first database read) is still an ordinary JSON error. Then yields the CSV of each page, the header first,
+ * at most `maxRows` records in all.
+ */
+async function csvChunks(
+  pages: AsyncIterable<ResourceRecord[]>,
+  encode: (records: ResourceRecord[], first: boolean) => string,
+  maxRows = Infinity
+) {
+  const iterator = pages[Symbol.asyncIterator]()
+  const first = await iterator.next()
+  async function* chunks() {
+    try {
+      let left = maxRows
+      for (let next = first, header = true; !next.done; next = await iterator.next(), header = false) {
+        const records = next.value.length > left ? next.value.slice(0, left) : next.value
+        left -= records.length
+        yield encode(records, header)
+        if (left === 0) return
+      }
+      // No page at all still makes a file with its header row.
+      if (first.done) yield encode([], true)
+    } finally {
+      // Also when the client went away or the cap was reached: ends the database reads.
+      await iterator.return?.()
+    }
+  }
+  return Readable.from(chunks(), { objectMode: false })
+}
+
+/** How a download the client abandoned ends the pipeline: not worth a stack trace in the log. */
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'EPIPE', 'ECONNRESET'])
+
+export function exportPath(resource: ResolvedResource) {
+  return `/${resource.basePath}/export`
+}
+
+/**
+ * `GET /{basePath}/export`: every matching record as CSV, streamed from the database to the client. It calls
+ * the service's `find` like the list endpoint, page after keyset page, so filters, defaultFilter, search
+ * hooks, authorization, defaultSort, resolvers and after hooks are the same; only offset paging is absent.
+ */
+export function exportRoute(router: Router, app: Application, resource: ResolvedResource) {
+  const parse = collectionQueryParser(resource, EXPORT_QUERY_OPTIONS)
+  const maxRows = resource.definition.export?.maxRows
+  const encode = csvPageEncoder(resource)
+  router.get(exportPath(resource), async (ctx) => {
+    // Checked before anything is read; parsed again for each page, as hooks may change the query they get.
+    parse(ctx.query)
+    const service = resourceService(app, resource)
+    const readPage: ReadPage = (keyset, limit) => {
+      const { filter, search } = parse(ctx.query)
+      const params = restParams(ctx, { filter, search, paging: { limit }, keyset })
+      return externalCall(service, 'find', [params]) as Promise<Page<ResourceRecord>>
+    }
+    const pages = exportedPages(readPage, resource.exportBatches, service.readsSynchronously)
+    const csv = await csvChunks(pages, encode, maxRows)
+    const body = new PassThrough()
+    // A failure after the first byte must not look like a complete file: reset the connection instead of
+    // ending the chunked response normally.
+    pipeline(csv, body, (error) => {
+      if (!error) return
+      // A client that went away is not a server failure; anything else is, and is logged the Koa way.
+      if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? '')) ctx.app.emit('error', error, ctx)
+      if (!ctx.res.destroyed) ctx.res.destroy(error)
+    })
+    ctx.status = 200
+    ctx.type = 'text/csv; charset=utf-8'
+    ctx.attachment(`${resource.basePath.split('/').pop()}.csv`)
+    if (maxRows !== undefined) ctx.set('X-Export-Row-Limit', String(maxRows))
+    ctx.body = body
+  })
+}

@@ -1,0 +1,43 @@
+import type { HookContext, NextFunction } from '@feathersjs/feathers'
+import '../declarations'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Projection } from '../query/projection'
+import type { ResourceRecord } from './resource-service'
+
+/** The whole records the write method of the current call left, collected for `keepWrittenRecords`. */
+const written = new AsyncLocalStorage<ResourceRecord[]>()
+
+/**
+ * What a write answers of the records it read back whole: the `fields` the caller selected (`$select`) of
+ * each. The whole ones are kept for the call, since real-time events must be authorized against them: a rule
+ * on a field the answer leaves out, or a resolver changes, must still decide on what the database holds.
+ */
+export function answeredRecords(records: ResourceRecord[], fields: Projection) {
+  written.getStore()?.push(...records)
+  // The projection of every field (no `$select`, or one with a computed field) answers the records whole.
+  if (fields.key === '') return records
+  const kept = [...fields.stored, ...fields.computed].map((field) => field.name)
+  return records.map((record) => {
+    const answered: ResourceRecord = {}
+    for (const name of kept) if (name in record) answered[name] = record[name]
+    return answered
+  })
+}
+
+/**
+ * An around hook of every plugin write, inside the application's `around.all` hooks (where resolvers sit)
+ * and outside its before and after hooks: it collects what the write method of this very call left (a write
+ * made by one of its hooks collects its own) and puts it on the hook context, where the channels and GraphQL
+ * subscriptions read it, on this instance and (feathers-sync sends the context) on the others.
+ */
+export async function keepWrittenRecords(context: HookContext, next: NextFunction) {
+  const records: ResourceRecord[] = []
+  await written.run(records, next)
+  context.writtenRecords = records
+}
+
+/** The records a write left, whole: what its hook context keeps, or (an event of another kind) its result. */
+export function writtenRecords(context: HookContext): ResourceRecord[] {
+  if (context.writtenRecords) return context.writtenRecords as ResourceRecord[]
+  return (Array.isArray(context.result) ? context.result : [context.result]) as ResourceRecord[]
+}
