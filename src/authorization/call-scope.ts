@@ -2,7 +2,7 @@ import { NotAuthenticated } from '@feathersjs/errors'
 import { createContext, defaultServiceArguments, type HookContext, type NullableId } from '@feathersjs/feathers'
 import type { ResolvedResource } from '../resource/resolve'
 import { andFilters, strictFilter } from '../query/filters'
-import type { ResourceParams } from '../service/resource-service'
+import type { ResourceParams } from '../model/records'
 import { copyWith } from '../common/copy-with'
 
 /** Collection methods, which `defaultFilter` narrows as well. */

@@ -2,7 +2,7 @@ import { BadRequest, NotFound } from '@feathersjs/errors'
 import type { HookContext } from '@feathersjs/feathers'
 import { badField } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolve'
-import type { ResourceParams } from '../service/resource-service'
+import type { ResourceParams } from '../model/records'
 
 /**
  * Before create and patch: each one-relation reference the body sets must name a record the caller may read.

@@ -3,7 +3,7 @@ import type { Channel } from '@feathersjs/transport-commons'
 import type { ResolvedResource } from '../resource/resolve'
 import { strictFilter } from '../query/filters'
 import { matchesFilter } from '../query/match-filter'
-import type { ResourceRecord } from '../service/resource-service'
+import type { ResourceRecord } from '../model/records'
 import { callContext } from '../authorization/call-scope'
 import { writtenRecords } from '../service/written-records'
 

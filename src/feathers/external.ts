@@ -3,7 +3,7 @@ import type { Knex } from 'knex'
 import type { ResolvedResource } from '../resource/resolve'
 import { announceOnCommit } from '../service/transaction'
 import { eventsHandedToBroker } from './broker'
-import type { ResourceParams, ResourceRecord } from '../service/resource-service'
+import type { ResourceParams, ResourceRecord } from '../model/records'
 import { copyWith } from '../common/copy-with'
 
 /** The events of the write methods; the plugin emits them itself, with what clients may see. */

@@ -3,7 +3,7 @@ import { badField } from '../common/errors'
 import { checkUnicode } from '../resource/codec'
 import type { Filter } from '../model/query'
 import { andFilters } from '../query/filters'
-import type { ResourceParams } from '../service/resource-service'
+import type { ResourceParams } from '../model/records'
 import { copyWith } from '../common/copy-with'
 
 export interface SearchOptions {

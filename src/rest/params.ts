@@ -1,5 +1,5 @@
 import type { Context } from '../common/koa'
-import type { ResourceParams } from '../service/resource-service'
+import type { ResourceParams } from '../model/records'
 import type { ResourceQuery } from '../model/query'
 
 /**

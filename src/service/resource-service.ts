@@ -57,31 +57,7 @@ import { readGuards } from './hooks'
 import type { RelationScopes } from '../query/relation-filter'
 import { REST_DEFAULT_RESULT_SIZE } from '../rest/collection-query'
 import { copyWith } from '../common/copy-with'
-
-export type ResourceRecord = Record<string, unknown>
-
-export interface ResourceParams extends Params<ResourceQuery> {
-  /**
-   * `query` is in the query model (`{ filter, sorting, paging, ... }`): the plugin's own REST, CSV and GraphQL
-   * routes say so. Without it `query` is in Feathers' query syntax, as every other caller sends it.
-   */
-  queryModel?: boolean
-  /** Feathers' paginate setting for this call: `false` for every matching record as an array. */
-  paginate?: false | { default?: number; max?: number }
-  /**
-   * Filters ANDed into every statement of the call: the authorization filter and defaultFilter, set by the
-   * plugin's hooks. Kept apart from `query.filter` so that no hook can lose them by replacing the filter.
-   */
-  scope?: Filter
-  /**
-   * A batched lookup of records by id on behalf of references (GraphQL one-relations): rules that scope
-   * collections (`defaultFilter`) do not apply, as they do not for `get`; `authorize` does.
-   */
-  lookup?: boolean
-  /** An open transaction (compatible with @feathersjs/knex's `transaction` hooks). */
-  transaction?: { trx: Knex.Transaction }
-  headers?: Record<string, string | string[] | undefined>
-}
+import type { ResourceParams, ResourceRecord } from '../model/records'
 
 export interface ResourceServiceOptions {
   Model: Knex

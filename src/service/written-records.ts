@@ -2,7 +2,7 @@ import type { HookContext, NextFunction } from '@feathersjs/feathers'
 import '../declarations'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Projection } from '../query/projection'
-import type { ResourceRecord } from './resource-service'
+import type { ResourceRecord } from '../model/records'
 
 /** The whole records the write method of the current call left, collected for `keepWrittenRecords`. */
 const written = new AsyncLocalStorage<ResourceRecord[]>()

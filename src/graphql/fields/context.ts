@@ -11,12 +11,8 @@ import type {
   ResourceQuery
 } from '../../model/query'
 import type { SubscriptionKind } from './resource-events'
-import {
-  resourceService,
-  type ResourceParams,
-  type ResourceRecord,
-  type ResourceService
-} from '../../service/resource-service'
+import { resourceService, type ResourceService } from '../../service/resource-service'
+import type { ResourceParams, ResourceRecord } from '../../model/records'
 import { eventsHandedToBroker } from '../../feathers/broker'
 import { ambientTransaction, inAmbientTransaction } from '../../service/transaction'
 import { ConcurrencyLimit } from './concurrency'

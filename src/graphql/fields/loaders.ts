@@ -17,7 +17,7 @@ import type {
   PartitionedPages,
   Scalar
 } from '../../model/query'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 import type { CollectionRequest } from './collection-args'
 import type { ServiceCaller } from './context'
 import { copyWith } from '../../common/copy-with'

@@ -1,7 +1,7 @@
 import { GraphQLID, GraphQLList, type GraphQLFieldConfigMap } from 'graphql'
 import { upperFirst } from '../../resource/naming'
 import type { ResolvedResource } from '../../resource/resolve'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 import { allowsMulti } from '../../service/multi'
 import type { GraphqlContext } from './context'
 import { withWork } from '../type/field-work'

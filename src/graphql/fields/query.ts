@@ -1,7 +1,7 @@
 import { GraphQLID, GraphQLNonNull, type GraphQLFieldConfigMap } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolve'
 import type { Page } from '../../model/query'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 import { collectionArgs, collectionRequest } from './collection-args'
 import { collectionResult, collectionType } from './collection'
 import { selectedRecordFields } from './selection'

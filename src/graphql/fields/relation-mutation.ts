@@ -8,7 +8,7 @@ import type {
   ResolvedOneRelation,
   ResolvedResource
 } from '../../resource/resolve'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 import { maxMultiOf } from '../../service/multi'
 import type { GraphqlContext } from './context'
 import { withWork } from '../type/field-work'

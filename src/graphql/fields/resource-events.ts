@@ -5,7 +5,7 @@ import { matchesFilter } from '../../query/match-filter'
 import { writtenRecords } from '../../service/written-records'
 import type { Filter } from '../../model/query'
 import type { ResolvedResource } from '../../resource/resolve'
-import type { ResourceParams, ResourceRecord } from '../../service/resource-service'
+import type { ResourceParams, ResourceRecord } from '../../model/records'
 
 /** nestjs-query's subscriptions, by what they report. */
 export type SubscriptionKind = 'created' | 'updatedOne' | 'updatedMany' | 'deletedOne' | 'deletedMany'

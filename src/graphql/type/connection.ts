@@ -8,7 +8,7 @@ import {
 } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolve'
 import type { Page } from '../../model/query'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 import { encodeCursor, type PageWindow } from './cursor'
 import { encodeKeysetCursor } from './keyset-cursor'
 import { connectionCursorType } from './field-types'

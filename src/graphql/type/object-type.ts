@@ -12,7 +12,7 @@ import {
   type ResolvedOneRelation,
   type ResolvedResource
 } from '../../resource/resolve'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 import { collectionArgs, collectionRequest, type CollectionRequest } from '../fields/collection-args'
 import { collectionResult, collectionType } from '../fields/collection'
 import type { GraphqlContext } from '../fields/context'

@@ -9,7 +9,7 @@ import {
 import { badInput, type FieldError } from '../../common/errors'
 import type { PageSizes } from '../../resource/resolve'
 import type { Page } from '../../model/query'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 import { pageSize, present, type PageWindow } from './cursor'
 import type { GraphqlTypes } from './registry'
 

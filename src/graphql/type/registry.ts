@@ -1,6 +1,6 @@
 import type { GraphQLFieldConfigMap, GraphQLNamedType } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolve'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 import type { GraphqlContext } from '../fields/context'
 
 /**

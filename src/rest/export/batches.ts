@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Keyset, Page } from '../../model/query'
 import type { ReadBatches } from '../../resource/resolve'
-import type { ResourceRecord } from '../../service/resource-service'
+import type { ResourceRecord } from '../../model/records'
 
 /** Reads one keyset page of `limit` records: a call of the service's `find`, hooks and all. */
 export type ReadPage = (keyset: Keyset, limit: number) => Promise<Page<ResourceRecord>>
