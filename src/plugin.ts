@@ -19,7 +19,7 @@ import { checkTransportOrder } from './feathers/transport-order'
 import { guardServiceLookup } from './feathers/safe-lookup'
 import { answerClientErrors } from './feathers/unreadable-requests'
 import type { FeathersQueryState } from './declarations'
-import { resolveQueryLimits, type QueryLimits } from './resource/defaults'
+import { resolveQueryLimits, type QueryLimits } from './resource/query-limits'
 import { keepWrittenRecords } from './service/written-records'
 import './declarations'
 

@@ -3,7 +3,7 @@ import { badField } from '../common/errors'
 import { applyParsedFilter, parseFilter, qualified, type SqlTarget } from '../query/compile-filter'
 import type { SqlColumn } from '../dialect/dialect'
 import { dateBucketsOf, type DateBuckets } from '../dialect/date-buckets'
-import type { QueryLimits } from '../resource/defaults'
+import type { QueryLimits } from '../resource/query-limits'
 import {
   isCounting,
   type AggregatePage,

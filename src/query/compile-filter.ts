@@ -4,7 +4,7 @@ import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedRelation, ResolvedResource } from '../resource/resolve'
 import { placeholderFor, type Dialect, type SqlColumn } from '../dialect/dialect'
 import { fieldExpression } from './sql-fields'
-import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../resource/defaults'
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../resource/query-limits'
 import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from '../model/query'
 import { existsCondition, type Exists, type RelationScopes } from './relation-filter'
 

@@ -1,65 +1,47 @@
-import { ConfigurationError } from '../common/errors'
-
 /**
- * What one filter may hold, whatever surface it comes from (GraphQL, REST, export, aggregates, calls from
- * hooks): the authorization filter, `defaultFilter` and a search hook's conditions count with the client's.
- * The defaults stay well below what every supported database runs (SQLite stops at an expression depth of
- * 1,000, 32,766 bound values and LIKE patterns of 50,000 bytes), so a filter is answered or refused with a
- * 400, never a database error. And what the statements kept for the next call of their shape may hold, since
- * clients choose the shapes. `feathersQuery({ limits })` changes them.
+ * Every default of the plugin's options, in one table: where an option is left out, this is what holds.
+ * docs/reference.md documents each option.
  */
-export interface QueryLimits {
-  /** Deepest nesting of `and`/`or` groups (default 16). */
-  maxFilterDepth?: number
-  /** Most comparisons (an operator on a field) in one filter, and members of one `and`/`or` (default 100). */
-  maxComparisons?: number
-  /** Most values in one `in`/`notIn` list (default 1,000). */
-  maxListLength?: number
-  /** Most values one filter binds, each member of a list counted (default 10,000). */
-  maxFilterValues?: number
-  /** Longest `like`/`notLike`/`iLike`/`notILike` pattern, in characters (default 1,000). */
-  maxPatternLength?: number
-  /**
-   * Most relation filters (each an EXISTS subquery) in one filter, those the related resources' `authorize`
-   * adds included (default 10).
-   */
-  maxRelationFilters?: number
-  /** Deepest nesting of relation filters within relation filters (default 3). */
-  maxRelationDepth?: number
-  /**
-   * Memory the statements compiled once per shape hold, per resource: SQL text and bindings, in bytes
-   * (default 1 MB; and at most 500 statements). The oldest go first; a larger statement is built per call.
-   */
-  compiledStatementBytes?: number
-  /**
-   * SQL text of the statements a better-sqlite3 connection keeps prepared, in bytes (default 1 MB; and at
-   * most 500). SQLite holds 20 to 60 times as much memory of its own for them.
-   */
-  preparedStatementBytes?: number
-}
-
-export const DEFAULT_QUERY_LIMITS: Readonly<Required<QueryLimits>> = Object.freeze({
-  maxFilterDepth: 16,
-  maxComparisons: 100,
-  maxListLength: 1000,
-  maxFilterValues: 10_000,
-  maxPatternLength: 1000,
-  maxRelationFilters: 10,
-  maxRelationDepth: 3,
-  compiledStatementBytes: 2 ** 20,
-  preparedStatementBytes: 2 ** 20
+export const DEFAULTS = Object.freeze({
+  /** A page's size when the client asks for none, per surface (`query.defaultResultSize` overrides both). */
+  pageSize: Object.freeze({ rest: 25, graphql: 10 }),
+  /** `query.maxResultsSize`: the largest page a client may ask for. */
+  maxResultsSize: 50,
+  /** `aggregate.maxGroups`: the most groups one aggregate answers. */
+  maxAggregateGroups: 1000,
+  /** `aggregate.maxFillBuckets`: the most buckets a filled date series spans. */
+  maxFillBuckets: 10_000,
+  /** `maxMulti`: the most records one multi create, patch or remove changes. */
+  maxMulti: 100,
+  /** `export.batchSize` and `export.maxBatchMilliseconds`: how the CSV export reads. */
+  exportBatches: Object.freeze({ size: 1000, maxMilliseconds: 50 }),
+  /** `sqlite.busyTimeout`: how long a write on SQLite waits for another process's lock, in milliseconds. */
+  sqliteBusyTimeout: 5000,
+  /** `limits`: what one filter may hold on every surface, and the statements kept per shape. */
+  queryLimits: Object.freeze({
+    maxFilterDepth: 16,
+    maxComparisons: 100,
+    maxListLength: 1000,
+    maxFilterValues: 10_000,
+    maxPatternLength: 1000,
+    maxRelationFilters: 10,
+    maxRelationDepth: 3,
+    compiledStatementBytes: 2 ** 20,
+    preparedStatementBytes: 2 ** 20
+  }),
+  /** `graphql.limits`: what one GraphQL document and one WebSocket connection may ask for. */
+  graphqlLimits: Object.freeze({
+    maxDepth: 12,
+    maxComplexity: 25_000,
+    maxStatements: 50,
+    maxConcurrentStatements: 2,
+    maxTokens: 10_000,
+    maxDocumentBytes: 100_000,
+    documentCacheBytes: 20_000_000,
+    maxSubscriptions: 10,
+    maxQueuedEvents: 100
+  })
 })
 
-/** The limits with their defaults; a limit that is not a positive integer stops start-up. */
-export function resolveQueryLimits(limits: QueryLimits = {}): Readonly<Required<QueryLimits>> {
-  const resolved = { ...DEFAULT_QUERY_LIMITS }
-  for (const [name, value] of Object.entries(limits)) {
-    if (value === undefined) continue
-    if (!(name in resolved)) throw new ConfigurationError(`limits.${name} is not a query limit`)
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new ConfigurationError(`limits.${name} must be a positive integer, not ${String(value)}`)
-    }
-    resolved[name as keyof QueryLimits] = value
-  }
-  return Object.freeze(resolved)
-}
+export const REST_DEFAULT_RESULT_SIZE = DEFAULTS.pageSize.rest
+export const GRAPHQL_DEFAULT_RESULT_SIZE = DEFAULTS.pageSize.graphql

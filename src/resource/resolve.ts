@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../common/errors'
+import { DEFAULTS } from './defaults'
 import { readAnnotation, type FieldRole } from './annotations'
 import type {
   ComputedField,
@@ -141,11 +142,6 @@ export interface ReadBatches {
   maxMilliseconds: number
 }
 
-const DEFAULT_EXPORT_BATCHES: ReadBatches = { size: 1000, maxMilliseconds: 50 }
-
-export const DEFAULT_MAX_RESULTS_SIZE = 50
-export const DEFAULT_MAX_AGGREGATE_GROUPS = 1000
-export const DEFAULT_MAX_FILL_BUCKETS = 10000
 
 export interface PageSizes {
   /** Page size when the client asks for none. */
@@ -235,7 +231,7 @@ function resolveQueryOptions(definition: ResourceDefinition): ResolvedQueryOptio
   const maxResultsSize = positiveInteger(
     definition,
     'query.maxResultsSize',
-    query.maxResultsSize ?? DEFAULT_MAX_RESULTS_SIZE
+    query.maxResultsSize ?? DEFAULTS.maxResultsSize
   )
   positiveInteger(definition, 'query.defaultResultSize', query.defaultResultSize)
   if (query.defaultResultSize !== undefined && query.defaultResultSize > maxResultsSize) {
@@ -254,7 +250,7 @@ function resolveQueryOptions(definition: ResourceDefinition): ResolvedQueryOptio
 }
 
 function resolveExportBatches(definition: ResourceDefinition): ReadBatches {
-  const { size, maxMilliseconds } = DEFAULT_EXPORT_BATCHES
+  const { size, maxMilliseconds } = DEFAULTS.exportBatches
   const { batchSize = size, maxBatchMilliseconds = maxMilliseconds } = definition.export ?? {}
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     throw new ConfigurationError(`${definition.name}: export.batchSize must be a positive integer`)
@@ -322,12 +318,12 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
     maxAggregateGroups: positiveInteger(
       definition,
       'aggregate.maxGroups',
-      definition.aggregate?.maxGroups ?? DEFAULT_MAX_AGGREGATE_GROUPS
+      definition.aggregate?.maxGroups ?? DEFAULTS.maxAggregateGroups
     ),
     maxFillBuckets: positiveInteger(
       definition,
       'aggregate.maxFillBuckets',
-      definition.aggregate?.maxFillBuckets ?? DEFAULT_MAX_FILL_BUCKETS
+      definition.aggregate?.maxFillBuckets ?? DEFAULTS.maxFillBuckets
     )
   }
   for (const sort of resource.query.defaultSort) {

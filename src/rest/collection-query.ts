@@ -2,10 +2,10 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import type { FieldError } from '../common/errors'
 import { encodeValue, parseNumber } from '../resource/codec'
 import { filterableFields, pageSizes, type ResolvedField, type ResolvedResource } from '../resource/resolve'
+import { REST_DEFAULT_RESULT_SIZE } from '../resource/defaults'
 import { compileValidator } from '../resource/validator'
 import type { Filter } from '../model/query'
 
-export const REST_DEFAULT_RESULT_SIZE = 25
 
 export interface CollectionQueryOptions {
   /** Accept `limit` and `offset`. */

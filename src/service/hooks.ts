@@ -4,6 +4,7 @@ import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { compileValidator, type Validate } from '../resource/validator'
 import type { Guard } from '../resource/definition'
 import { checkReferences } from '../authorization/references'
+import { readGuards } from '../authorization/guards'
 import { badField, badInput, type FieldError } from '../common/errors'
 import { multiLimit } from './multi'
 
@@ -49,12 +50,6 @@ function atRecord(error: unknown, index: number) {
  * then body validation, then (on writes) the references the body sets. `authorize` and `defaultFilter` are
  * not hooks: the service applies them when the method runs, after every hook (see `callScope`).
  */
-/** The guards of the resource's reads: its own and `read.guards`. */
-export function readGuards(resource: ResolvedResource): Guard[] {
-  const { definition } = resource
-  return [...(definition.guards ?? []), ...(definition.read?.guards ?? [])]
-}
-
 export function resourceHooks(resource: ResolvedResource): Record<string, Array<Guard | Hook>> {
   const { definition } = resource
   const common: Guard[] = definition.guards ?? []

@@ -1,11 +1,12 @@
 import { BadRequest, MethodNotAllowed } from '@feathersjs/errors'
+import { DEFAULTS } from '../resource/defaults'
 import type { ResolvedResource } from '../resource/resolve'
 
 /** Methods that change several records at once when `multi` allows it. */
 export type MultiMethod = 'create' | 'patch' | 'remove'
 
 /** The largest number of records one multi create, patch or remove may change unless `maxMulti` says. */
-export const DEFAULT_MAX_MULTI = 100
+export const DEFAULT_MAX_MULTI = DEFAULTS.maxMulti
 
 /** Whether the resource lets one call change several records with `method` (Feathers' `multi`). */
 export function allowsMulti(resource: ResolvedResource, method: MultiMethod) {

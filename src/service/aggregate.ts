@@ -1,0 +1,79 @@
+import type { Knex } from 'knex'
+import { runQuery } from '../dialect/database-errors'
+import { shouldIgnoreGroupIndexes, tableIndexes } from '../dialect/mysql-group-index'
+import type { AggregateRequest, Filter } from '../model/query'
+import type { ResourceParams } from '../model/records'
+import { storedColumn } from '../query/compile-filter'
+import type { Link } from '../query/read-statements'
+import { compileAggregate, decodeAggregateRows, needsSqliteFunctions } from '../aggregate/compile'
+import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
+import { withSqliteFunctions } from '../aggregate/sqlite-functions'
+import type { ResourceStore } from './store'
+
+/**
+ * The aggregate rows of a scoped call: planned, compiled into one statement over the records it may see
+ * (through `link`'s links for a many-to-many relation, partitioned per parent) and decoded.
+ */
+export async function aggregateRecords(
+  store: ResourceStore,
+  request: AggregateRequest,
+  params: ResourceParams,
+  filter: Filter | undefined,
+  link: Link | undefined
+) {
+  const { resource, target } = store
+  const { maxAggregateGroups: maxGroups, maxFillBuckets } = resource
+  const plan = planAggregate(resource, request, { maxGroups, maxFillBuckets, filter })
+  // Partitioned by the links' key when a many-to-many relation's records are aggregated per parent.
+  if (link) {
+    plan.partition = { field: link.foreignKey, column: storedColumn(link.target, link.foreignKey), alias: PARTITION_ALIAS }
+  }
+  const knex = store.knex(params)
+  const withoutGroupIndexes = !link && target.dialect.name === 'mysql' && (await ignoresGroupIndexes(store, plan))
+  const visible = await store.visible(params, filter, link)
+  const compile = (bound: readonly unknown[]) => {
+    const table = withoutGroupIndexes
+      ? knex.from(knex.raw('?? USE INDEX FOR GROUP BY ()', [resource.table]))
+      : knex(resource.table)
+    const builder = store.statements.whereVisible(link ? store.statements.joinLink(table, link) : table, visible, bound)
+    return compileAggregate(knex, builder, target, plan, store.limits)
+  }
+  // Time zones on SQLite need functions on the statement's connection, and a many-to-many link joins a
+  // table of its own: those are built for each call.
+  const needsFunctions = needsSqliteFunctions(knex, target, plan)
+  if (link || needsFunctions) {
+    const query = compile(visible.values)
+    const run = (built: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(built)
+    const rows = needsFunctions ? await withSqliteFunctions(knex, query, run) : await run(query)
+    return decodeAggregateRows(plan, rows)
+  }
+  // The statement depends on the request (grouping, functions, having, order, paging, zones), on the series a
+  // fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
+  // from call to call of one dashboard's aggregate, so they are bound into a statement compiled once.
+  const fillKeys = plan.fill ? JSON.stringify(plan.fill.keys) : ''
+  const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}`
+  const rows = await store.run(params, shape, visible.values, compile)
+  return decodeAggregateRows(plan, rows)
+}
+
+/** What the first aggregate on MariaDB would otherwise wait for: the table's indexes, read once. */
+export async function readGroupIndexes(store: ResourceStore) {
+  if (store.target.dialect.name === 'mysql') {
+    await tableIndexes(store.Model, store.resource.table).catch(() => undefined)
+  }
+}
+
+/** See mysql-group-index.ts: whether MariaDB's index for the grouping would make it fetch every row in turn. */
+function ignoresGroupIndexes(store: ResourceStore, plan: AggregatePlan) {
+  const { softDeleteColumn, table, idField } = store.resource
+  const groups = groupKeys(plan)
+  const firstBucket = groups.findIndex((group) => group.bucket)
+  const ordered = firstBucket === -1 ? groups : groups.slice(0, firstBucket)
+  const read = [...groups.slice(ordered.length), ...plan.aggregates].map((column) => column.field.column)
+  return shouldIgnoreGroupIndexes(store.Model, {
+    table,
+    groupColumns: ordered.map((group) => group.field.column),
+    readColumns: softDeleteColumn ? [...read, softDeleteColumn] : read,
+    primaryKey: [idField.column]
+  })
+}

@@ -1,0 +1,170 @@
+import { badField } from '../common/errors'
+import type { ResolvedField } from '../resource/resolve'
+import type { Page, PartitionedPages, ResourceQuery } from '../model/query'
+import type { ResourceParams, ResourceRecord } from '../model/records'
+import { keyName, storedColumn, type ParsedFilter } from '../query/compile-filter'
+import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'
+import { projection, type Projection } from '../query/projection'
+import { PARTITION, PARTITION_TOTAL, type Link } from '../query/read-statements'
+import {
+  checkPaging,
+  finishKeysetPage,
+  finishKeysetPartitions,
+  keysetReading,
+  pageOf,
+  partitionsOf,
+  totalFromPage
+} from '../query/paging'
+import { decodeValue } from '../resource/codec'
+import type { ResourceStore } from './store'
+
+/**
+ * The records of a call in the query model: every one as an array without paging, a `Page` with it (offset
+ * or keyset), one page per partition with `partitionBy` or `through`.
+ */
+export async function findRecords(
+  store: ResourceStore,
+  params: ResourceParams
+): Promise<Page<ResourceRecord> | ResourceRecord[] | PartitionedPages<ResourceRecord>> {
+  const query = params.query ?? {}
+  if (query.partitionBy || query.through) return findPartitioned(store, params, query)
+
+  const terms = sortTerms(store.target, store.sortingOf(query))
+  // A keyset page reads its last record's sort keys.
+  const fields = projection(store.resource, query.select, query.keyset ? terms.map((term) => term.field) : [])
+  const visible = await store.visible(params, query.filter)
+  if (query.keyset) return keysetPage(store, params, query, visible, fields, terms)
+
+  const decode = store.decoder(fields)
+  const order = orderSql(terms)
+  const ordered = (bound: readonly unknown[]) =>
+    store.statements
+      .select(store.table(params), visible, fields, bound)
+      .orderByRaw(order.sql, order.bindings)
+  const shape = `${fields.key}|${orderKey(terms)}|${visible.key}`
+  if (!query.paging) return (await store.run(params, `all|${shape}`, visible.values, ordered)).map(decode)
+
+  const { limit, offset } = checkPaging(query.paging)
+  const filterValues = visible.values.length
+  // The count needs no row of the page: where the pool can lend a second connection, the database
+  // answers both at once instead of one after the other.
+  const counting = query.totalCount && store.countsAlongside(params) ? store.count(params, visible) : undefined
+  // One row more than asked tells whether a next page exists without counting. Knex leaves out OFFSET 0.
+  const values = offset > 0 ? [...visible.values, limit + 1, offset] : [...visible.values, limit + 1]
+  const reading = store.run(
+    params,
+    `${offset > 0 ? 'page-offset' : 'page'}|${shape}`,
+    values,
+    (bound) => {
+      const page = ordered(bound).limit(bound[filterValues] as number)
+      return offset > 0 ? page.offset(bound[filterValues + 1] as number) : page
+    },
+    filterValues
+  )
+  const [rows, total] = await Promise.all([reading, counting])
+  const page = pageOf(rows, limit, offset, decode)
+  if (query.totalCount) {
+    page.total = total ?? totalFromPage(rows.length, limit, offset) ?? (await store.count(params, visible))
+  }
+  return page
+}
+
+/**
+ * The `paging.limit` records after `query.keyset.after` (or before its `before`). Unlike an offset, a
+ * keyset costs the same wherever the page lies, so reading every record page by page (the CSV export)
+ * costs about what one statement would, without holding a connection or the event loop for all of them.
+ */
+async function keysetPage(
+  store: ResourceStore,
+  params: ResourceParams,
+  query: ResourceQuery,
+  visible: ParsedFilter,
+  fields: Projection,
+  terms: SortTerm[]
+): Promise<Page<ResourceRecord>> {
+  const { limit } = checkPaging(query.paging ?? { limit: Number.NaN })
+  if (limit < 1) throw badField('paging.limit', 'a keyset page needs a limit of at least 1')
+  const reading = keysetReading(query, terms, store.target.dialect)
+  const { readTerms, condition } = reading
+  const order = orderSql(readTerms)
+  const conditionAt = visible.values.length
+  // One row more than asked tells whether more records lie beyond the page.
+  const values = [...visible.values, ...(condition?.values ?? []), limit + 1]
+  const limitAt = values.length - 1
+  const shape = `keyset|${fields.key}|${orderKey(readTerms)}|${condition?.key ?? ''}|${visible.key}`
+  const rows = await store.run(
+    params,
+    shape,
+    values,
+    (bound) => {
+      const builder = store.statements.select(store.table(params), visible, fields, bound)
+      condition?.apply(builder, bound, conditionAt)
+      return builder.orderByRaw(order.sql, order.bindings).limit(bound[limitAt] as number)
+    },
+    limitAt
+  )
+  const page = finishKeysetPage(pageOf(rows, limit, 0, store.decoder(fields)), reading, terms)
+  if (query.totalCount) page.total = await store.count(params, visible)
+  return page
+}
+
+/** One page per distinct value of `partitionBy` (or per parent of a many-to-many read) in a single statement. */
+async function findPartitioned(
+  store: ResourceStore,
+  params: ResourceParams,
+  query: ResourceQuery
+): Promise<PartitionedPages<ResourceRecord>> {
+  const link = query.through ? await store.link(params, query.through) : undefined
+  const partitionField = link ? link.foreignKey : store.resource.fieldMap.get(query.partitionBy!)
+  if (!partitionField || partitionField.computed) throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
+  const { limit, offset } = checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
+  const terms = sortTerms(store.target, store.sortingOf(query))
+  const keyset = query.keyset ? keysetReading(query, terms, store.target.dialect) : undefined
+  const readTerms = keyset?.readTerms ?? terms
+  const condition = keyset?.condition
+  const partition = storedColumn(link ? link.target : store.target, partitionField)
+  const partitionKey = link ? PARTITION : partitionField.column
+  const keysetFields = keyset ? terms.map((term) => term.field) : []
+  const fields = projection(store.resource, query.select, link ? keysetFields : [partitionField, ...keysetFields])
+  const visible = await store.visible(params, query.filter, link)
+  // A keyset page's rows start at its cursor: its partitions' totals are counted apart, below.
+  const totals = !!query.totalCount && !keyset
+  const read = { visible, fields, link, partition, partitionKey, order: orderSql(readTerms), totals, condition }
+  const shape = [
+    'partitioned',
+    fields.key,
+    link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : '',
+    keyName(partitionField),
+    orderKey(readTerms),
+    query.totalCount ? 'total' : '',
+    condition ? `keyset ${condition.key}` : '',
+    visible.key
+  ].join('|')
+  const values = [...visible.values, ...(condition?.values ?? []), offset, offset + limit + 1]
+  const rows = await store.run(params, shape, values, (bound) =>
+    store.statements.partitioned(store.knex(params), store.table(params), read, bound)
+  )
+  const decode = store.decoder(fields)
+  const { data, partitions } = partitionsOf(rows, partitionField, partitionKey, limit, !!query.totalCount, decode)
+  if (!keyset) return { data, skip: offset, partitions }
+  const counted = query.totalCount ? await partitionTotals(store, params, visible, partitionField, link) : undefined
+  finishKeysetPartitions(data, partitions, keyset, counted)
+  return { data, skip: offset, partitions, keysetFields: keyset.fields }
+}
+
+/** The number of visible records per value of `partitionField`, in one grouped count. */
+async function partitionTotals(
+  store: ResourceStore,
+  params: ResourceParams,
+  visible: ParsedFilter,
+  partitionField: ResolvedField,
+  link?: Link
+) {
+  const through = link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : ''
+  const shape = `partition-totals|${through}|${keyName(partitionField)}|${visible.key}`
+  const rows = await store.run(params, shape, visible.values, (bound) =>
+    store.statements.partitionTotals(store.table(params), visible, partitionField, bound, link)
+  )
+  const keyOf = (row: ResourceRecord) => String(decodeValue(partitionField.kind, row[partitionField.column]))
+  return new Map(rows.map((row) => [keyOf(row), Number(row[PARTITION_TOTAL])]))
+}

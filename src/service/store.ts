@@ -1,0 +1,189 @@
+import type { Id } from '@feathersjs/feathers'
+import type { Knex } from 'knex'
+import { badField } from '../common/errors'
+import { dialectOf } from '../dialect/dialect'
+import { betterSqliteClient } from '../dialect/better-sqlite3'
+import { encodeValue, rowDecoder, type RowDecoder } from '../resource/codec'
+import type { QueryLimits } from '../resource/query-limits'
+import type { ResolvedResource } from '../resource/resolve'
+import type { Filter, LinkQuery, ResourceQuery } from '../model/query'
+import type { ResourceParams, ResourceRecord } from '../model/records'
+import { andFilters } from '../query/filters'
+import { parseFilter, type ParsedFilter, type SqlTarget } from '../query/compile-filter'
+import { fullProjection, type Projection } from '../query/projection'
+import { ReadStatements, type Link } from '../query/read-statements'
+import { callerOf } from '../authorization/read-scope'
+import { relationScopes } from '../authorization/relation-scopes'
+import type { RelationScopes } from '../query/relation-filter'
+import { ambientTransaction } from './transaction'
+import { StatementRunner } from './statement-runner'
+
+/** What a store asks of a resource's service: what a caller may read of its records. */
+export interface ReadScopeSource {
+  readonly resource: ResolvedResource
+  readScope(caller: ResourceParams): Promise<Filter | undefined>
+}
+
+export interface ResourceStoreOptions {
+  Model: Knex
+  limits: Readonly<Required<QueryLimits>>
+  /** On better-sqlite3, run compiled reads on statements prepared once per connection (default true). */
+  reuseStatements?: boolean
+  /**
+   * The service of a resource, by name (this one's too): relation filters and many-to-many reads ask it what
+   * the caller may read of its records.
+   */
+  related: (name: string) => ReadScopeSource | undefined
+}
+
+/**
+ * One resource's table, without hooks: reads and writes for calls already scoped (`params.scope`), each
+ * statement built by the query compiler and run compiled once per shape.
+ */
+export class ResourceStore {
+  readonly Model: Knex
+  readonly statements: ReadStatements
+  readonly limits: Readonly<Required<QueryLimits>>
+  private readonly runner: StatementRunner
+  private readonly related: (name: string) => ReadScopeSource | undefined
+  /** The row decoder of each projection, generated once. */
+  private readonly decoders = new WeakMap<Projection, RowDecoder>()
+
+  constructor(
+    readonly resource: ResolvedResource,
+    options: ResourceStoreOptions
+  ) {
+    this.Model = options.Model
+    this.limits = options.limits
+    this.related = options.related
+    const dialect = dialectOf(this.Model)
+    this.statements = new ReadStatements(this.Model, resource, dialect)
+    const preparedBytes = options.reuseStatements === false ? undefined : this.limits.preparedStatementBytes
+    this.runner = new StatementRunner(dialect, this.limits.compiledStatementBytes, preparedBytes)
+  }
+
+  get target(): SqlTarget {
+    return this.statements.target
+  }
+
+  /** The caller's transaction, the one the hook chain runs in, or the pool. */
+  knex(params: ResourceParams): Knex {
+    return params.transaction?.trx ?? ambientTransaction(this.Model) ?? this.Model
+  }
+
+  /** The resource's table on the call's connection. */
+  table(params: ResourceParams = {}) {
+    return this.knex(params)(this.resource.table)
+  }
+
+  /** Runs a statement compiled once per `shape` (see StatementRunner) on the call's connection. */
+  run(
+    params: ResourceParams,
+    shape: string,
+    values: readonly unknown[],
+    build: (bound: readonly unknown[]) => Knex.QueryBuilder,
+    integersFrom?: number
+  ): Promise<ResourceRecord[]> {
+    return this.runner.run(this.knex(params), shape, values, build, integersFrom)
+  }
+
+  /**
+   * The records a call may see: its scope ANDed with `filter`, checked and encoded; for a many-to-many read,
+   * with the links it goes through. Relation filters first need the related resources' scopes for the caller.
+   */
+  async visible(params: ResourceParams, filter: Filter | undefined, link?: Link): Promise<ParsedFilter> {
+    const scoped = params.scope || filter ? andFilters(params.scope, filter) : undefined
+    const pending = this.relationScopes(params, [
+      [this.resource, scoped],
+      ...(link ? [[link.target.resource, link.filter] as const] : [])
+    ])
+    return parseFilter(this.target, scoped, this.limits, pending && (await pending), link)
+  }
+
+  /** The scopes the relation filters of `roots` need, each asked of its resource's service for this caller. */
+  private relationScopes(
+    params: ResourceParams,
+    roots: ReadonlyArray<readonly [ResolvedResource, Filter | undefined]>
+  ): Promise<RelationScopes> | undefined {
+    if (roots.every(([resource]) => resource.relationMap.size === 0)) return undefined
+    let caller: ResourceParams | undefined
+    const scopeOf = (resource: ResolvedResource) =>
+      this.relatedService(resource.name).readScope((caller ??= callerOf(params)))
+    return relationScopes(roots, scopeOf, this.limits.maxRelationDepth)
+  }
+
+  private relatedService(name: string): ReadScopeSource {
+    const service = this.related(name)
+    if (!service) {
+      throw new Error(`${this.resource.name}: no service of resource ${name} to ask what the caller may read`)
+    }
+    return service
+  }
+
+  /** The links a many-to-many read goes through: the join resource's records of the parents the caller may read. */
+  async link(params: ResourceParams, through: LinkQuery): Promise<Link> {
+    const joinService = this.related(through.resource)
+    if (!joinService) throw badField('through.resource', `names no resource ("${through.resource}")`)
+    const join = joinService.resource
+    const foreignKey = join.fieldMap.get(through.foreignKey)
+    const otherKey = join.fieldMap.get(through.otherKey)
+    if (!foreignKey || !otherKey || foreignKey.computed || otherKey.computed) {
+      throw badField('through', `${join.name} has no fields "${through.foreignKey}" and "${through.otherKey}"`)
+    }
+    const parents: Filter = { [foreignKey.name]: { in: through.parents } }
+    const scope = await joinService.readScope(callerOf(params))
+    return { target: this.statements.linkTarget(join), foreignKey, otherKey, filter: andFilters(parents, scope)! }
+  }
+
+  decoder(fields: Projection) {
+    let decode = this.decoders.get(fields)
+    if (!decode) {
+      decode = rowDecoder(fields.stored, fields.computed)
+      this.decoders.set(fields, decode)
+    }
+    return decode
+  }
+
+  idValue(id: Id) {
+    return encodeValue(this.resource.idField, id, 'id')
+  }
+
+  /** The record with this id the call may see (within `filter` too), or undefined. */
+  async getRecord(id: Id, params: ResourceParams, filter?: Filter, fields = fullProjection(this.resource)) {
+    const idValue = this.idValue(id)
+    const visible = await this.visible(params, filter)
+    const idAt = visible.values.length
+    const shape = `get|${fields.key}|${visible.key}`
+    const [row] = await this.run(params, shape, [...visible.values, idValue], (bound) => {
+      const select = this.statements.select(this.table(params), visible, fields, bound)
+      return this.statements.whereIdIs(select, bound[idAt] as Knex.Value).limit(1)
+    })
+    return row ? this.decoder(fields)(row) : undefined
+  }
+
+  async count(params: ResourceParams, visible: ParsedFilter) {
+    const [row] = await this.run(params, `count|${visible.key}`, visible.values, (bound) =>
+      this.statements.count(this.table(params), visible, bound)
+    )
+    return Number((row as { total: unknown }).total)
+  }
+
+  /** The client's sorting, or the resource's defaultSort when the client asks for none. */
+  sortingOf(query: ResourceQuery) {
+    return query.sorting?.length ? query.sorting : this.resource.query.defaultSort
+  }
+
+  /** better-sqlite3 runs each statement on the event loop: while it reads, the server answers nobody. */
+  get readsSynchronously() {
+    return betterSqliteClient(this.Model) !== undefined
+  }
+
+  /**
+   * Whether a page's count runs beside it: not on better-sqlite3, which answers one statement at a time on
+   * the event loop anyway, and not inside a transaction, whose one connection runs statements in turn.
+   */
+  countsAlongside(params: ResourceParams) {
+    // `knex(params)` is the pool itself only outside a transaction.
+    return !this.readsSynchronously && this.knex(params) === this.Model
+  }
+}
