@@ -1,8 +1,8 @@
 import { FeathersError, GeneralError, convert } from '@feathersjs/errors'
 import type { Context, Next } from './common/koa'
-import { undecodableBody, UnsupportedMediaType } from './rest/request-body'
+import { undecodableBody } from './rest/request-body'
 import { graphqlCodeOf } from './graphql/execution/error-codes'
-import { PayloadTooLarge } from './common/errors'
+import { PayloadTooLarge, UnsupportedMediaType } from './common/errors'
 import type { FeathersQueryState } from './declarations'
 
 /** Errors Koa middleware throws with an HTTP status (e.g. koa-body's "invalid JSON"), as Feathers errors. */

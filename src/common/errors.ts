@@ -1,5 +1,19 @@
 import { BadRequest, FeathersError } from '@feathersjs/errors'
 
+/** 415: the body is not JSON, so nothing in it can be trusted to mean what the client intended. */
+export class UnsupportedMediaType extends FeathersError {
+  constructor(message: string) {
+    super(message, 'UnsupportedMediaType', 415, 'unsupported-media-type', undefined)
+  }
+}
+
+/** 431: request headers past the size Node reads. */
+export class RequestHeaderFieldsTooLarge extends FeathersError {
+  constructor(message: string) {
+    super(message, 'RequestHeaderFieldsTooLarge', 431, 'request-header-fields-too-large', undefined)
+  }
+}
+
 /** 413, which @feathersjs/errors has no class for: a request body past the size the server accepts. */
 export class PayloadTooLarge extends FeathersError {
   constructor(message: string) {
@@ -29,4 +43,19 @@ export function badInput(errors: FieldError[], summary?: string) {
 
 export function badField(field: string, message: string) {
   return badInput([{ field, message }])
+}
+
+/**
+ * A 400 that names its fields, with each field renamed (a body's fields as a mutation's input, a record's
+ * under its index, the service's names as an endpoint's parameters); any other error as it is.
+ */
+export function withFieldsRenamed(
+  error: unknown,
+  rename: (field: string) => string,
+  summary?: (errors: FieldError[]) => string
+): unknown {
+  const errors = (error as { errors?: unknown } | undefined)?.errors
+  if ((error as { code?: unknown } | undefined)?.code !== 400 || !Array.isArray(errors)) return error
+  const renamed = (errors as FieldError[]).map((entry) => ({ ...entry, field: rename(entry.field) }))
+  return badInput(renamed, summary?.(renamed))
 }

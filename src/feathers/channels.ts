@@ -1,47 +1,12 @@
-import { getServiceOptions, type HookContext, type NullableId } from '@feathersjs/feathers'
+import { getServiceOptions, type HookContext } from '@feathersjs/feathers'
 import type { Channel } from '@feathersjs/transport-commons'
 import type { ResolvedResource } from '../resource/resolve'
-import { strictFilter } from '../query/filters'
-import { matchesFilter } from '../query/match-filter'
-import type { ResourceRecord } from '../model/records'
-import { callContext } from '../authorization/call-scope'
-import { writtenRecords } from '../service/written-records'
+import { admitsRecord } from '../authorization/record-admission'
+import { fullRecord } from '../service/written-records'
 
 type Channels = Channel | Channel[] | void
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Publisher = (data: any, context: HookContext) => Channels | Promise<Channels>
-
-/**
- * The record as the write left it, hidden fields included: what `authorize` rules may refer to, also when
- * the caller narrowed the write's answer with `$select`.
- */
-export function fullRecord(resource: ResolvedResource, data: ResourceRecord, context: HookContext): ResourceRecord {
-  const id = resource.idField.name
-  return writtenRecords(context).find((record) => record && String(record[id]) === String(data?.[id])) ?? data
-}
-
-/**
- * Whether the resource's `authorize` admits `record` for a caller with `params`, as if the caller read it
- * with `get`. A rule that throws (no user, a suspended one) admits nothing.
- */
-export async function admitsRecord(
-  resource: ResolvedResource,
-  service: unknown,
-  params: Record<string, unknown>,
-  record: ResourceRecord
-): Promise<boolean> {
-  const { authorize } = resource.definition
-  if (!authorize) return true
-  const id = record[resource.idField.name] as NullableId
-  try {
-    const rule = await authorize(callContext(service, { method: 'get', id, params }))
-    // A field the record lacks (a resolver dropped it) admits nothing rather than reading as null.
-    return !rule || matchesFilter(resource, record, strictFilter(rule, resource).filter, true)
-  } catch {
-    // Not admitted: the rule refused this caller.
-    return false
-  }
-}
 
 /**
  * Wraps an application's publisher (`app.publish(authorizedPublisher(() => app.channel('authenticated')))`)

@@ -2,13 +2,7 @@ import { BadRequest, FeathersError, Timeout } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
 import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
-import { PayloadTooLarge } from '../common/errors'
-
-class RequestHeaderFieldsTooLarge extends FeathersError {
-  constructor(message: string) {
-    super(message, 'RequestHeaderFieldsTooLarge', 431, 'request-header-fields-too-large', undefined)
-  }
-}
+import { PayloadTooLarge, RequestHeaderFieldsTooLarge } from '../common/errors'
 
 /**
  * What Node answers itself, before any middleware, to a request it cannot read, as Feathers errors: Node's

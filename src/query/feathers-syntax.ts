@@ -39,7 +39,7 @@ export interface FeathersRequest {
   skip: number
 }
 
-export interface FeathersQueryOptions {
+export interface FeathersSyntaxOptions {
   /** Which parameters the method takes: `find` all, the others only `$select` and filters. */
   collection: boolean
   /** External callers may not select what they can never read (hidden and filterOnly fields). */
@@ -75,7 +75,7 @@ export class FeathersQueryParser {
 
   constructor(private readonly resource: ResolvedResource) {}
 
-  parse(query: Query | undefined, options: FeathersQueryOptions): FeathersRequest {
+  parse(query: Query | undefined, options: FeathersSyntaxOptions): FeathersRequest {
     if (query === undefined || query === null) return { skip: 0 }
     if (typeof query !== 'object' || Array.isArray(query)) throw badField('query', 'must be an object')
     const request: FeathersRequest = { skip: 0 }

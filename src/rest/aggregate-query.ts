@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { badField, badInput, type FieldError } from '../common/errors'
+import { badField, badInput, withFieldsRenamed, type FieldError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolve'
 import { compileValidator } from '../resource/validator'
 import {
@@ -162,13 +162,10 @@ const PARAMETER_OF: Array<[RegExp, string]> = [
 
 /** A 400 of the service, its fields named as this endpoint's parameters. */
 export function asAggregateParameters(error: unknown) {
-  const errors = (error as { errors?: FieldError[] }).errors
-  if ((error as { code?: number }).code !== 400 || !Array.isArray(errors)) return error
-  const renamed = errors.map(({ field, message }) => {
+  return withFieldsRenamed(error, (field) => {
     const match = PARAMETER_OF.find(([pattern]) => pattern.test(field))
-    return { field: match ? field.replace(match[0], match[1]) : field, message }
+    return match ? field.replace(match[0], match[1]) : field
   })
-  return badInput(renamed)
 }
 
 /**

@@ -1,13 +1,6 @@
-import { BadRequest, FeathersError } from '@feathersjs/errors'
+import { BadRequest } from '@feathersjs/errors'
 import type { Context } from '../common/koa'
-import { badInput } from '../common/errors'
-
-/** 415: the body is not JSON, so nothing in it can be trusted to mean what the client intended. */
-export class UnsupportedMediaType extends FeathersError {
-  constructor(message: string) {
-    super(message, 'UnsupportedMediaType', 415, 'unsupported-media-type', undefined)
-  }
-}
+import { badInput, UnsupportedMediaType } from '../common/errors'
 
 /** A write's body must be a JSON object; checked after the query parameters, before anything else. */
 export function requireJsonObject(ctx: Context) {

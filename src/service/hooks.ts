@@ -5,7 +5,7 @@ import { compileValidator, type Validate } from '../resource/validator'
 import type { Guard } from '../resource/definition'
 import { checkReferences } from '../authorization/references'
 import { readGuards } from '../authorization/guards'
-import { badField, badInput, type FieldError } from '../common/errors'
+import { badField, withFieldsRenamed } from '../common/errors'
 import { multiLimit } from './multi'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -37,12 +37,11 @@ function validateBody(validate: Validate, resource: ResolvedResource): Hook {
 
 /** A validation error of one record of a multi create, with its fields (and message) under `body.<index>`. */
 function atRecord(error: unknown, index: number) {
-  // Feathers errors keep `errors` apart from `data`.
-  const errors = (error as { errors?: FieldError[] }).errors
-  if (!Array.isArray(errors)) return error
-  const fields = errors.map((entry) => ({ ...entry, field: entry.field.replace(/^body/, `body.${index}`) }))
-  const summary = fields.map((entry) => `${entry.field} ${entry.message}`).join(', ')
-  return badInput(fields, `Body is invalid: ${summary}`)
+  return withFieldsRenamed(
+    error,
+    (field) => field.replace(/^body/, `body.${index}`),
+    (fields) => `Body is invalid: ${fields.map((entry) => `${entry.field} ${entry.message}`).join(', ')}`
+  )
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { HookContext, NextFunction } from '@feathersjs/feathers'
-import '../declarations'
+import type { ResolvedResource } from '../resource/resolve'
+import './declarations'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Projection } from '../query/projection'
 import type { ResourceRecord } from '../model/records'
@@ -40,4 +41,13 @@ export async function keepWrittenRecords(context: HookContext, next: NextFunctio
 export function writtenRecords(context: HookContext): ResourceRecord[] {
   if (context.writtenRecords) return context.writtenRecords as ResourceRecord[]
   return (Array.isArray(context.result) ? context.result : [context.result]) as ResourceRecord[]
+}
+
+/**
+ * The record as the write left it, hidden fields included: what `authorize` rules may refer to, also when
+ * the caller narrowed the write's answer with `$select`.
+ */
+export function fullRecord(resource: ResolvedResource, data: ResourceRecord, context: HookContext): ResourceRecord {
+  const id = resource.idField.name
+  return writtenRecords(context).find((record) => record && String(record[id]) === String(data?.[id])) ?? data
 }

@@ -1,5 +1,4 @@
-import { BadRequest } from '@feathersjs/errors'
-import { badInput, type FieldError } from '../../common/errors'
+import { withFieldsRenamed } from '../../common/errors'
 
 /**
  * Runs a service call whose body came from a mutation's input, so that a validation error names the input's
@@ -10,9 +9,7 @@ export async function namingFields<T>(rename: (field: string) => string, call: (
   try {
     return await call()
   } catch (error) {
-    const errors = (error as { errors?: FieldError[] }).errors
-    if (!(error instanceof BadRequest) || !Array.isArray(errors)) throw error
-    throw badInput(errors.map((entry) => ({ ...entry, field: rename(entry.field) })))
+    throw withFieldsRenamed(error, rename)
   }
 }
 
