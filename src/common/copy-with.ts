@@ -1,11 +1,9 @@
 /**
  * `{ ...base, ...changes }`, made so that V8 reuses one hidden class for all the copies a call site makes.
  *
- * Node 20's V8 gives every object made by a literal that starts with an object's spread and then adds to it
- * (`{ ...params, query }`) a hidden class of its own: `%HaveSameMap` says false for two results of the same
- * line. Such a literal costs 0.4–1 µs where `Object.assign` onto `{}` costs 0.05, and each copy meeting the
- * property reads downstream (Feathers and its hooks reading `params`) brings them yet another class. Copies
- * made by `Object.assign` share their classes whatever the class of `base`.
+ * V8 gives every object made by a literal that starts with a spread and then adds to it (`{ ...params, query }`)
+ * a hidden class of its own, which makes every property read downstream (Feathers and its hooks reading
+ * `params`) slower; copies made by `Object.assign` share their classes (docs/design-notes.md, "copyWith").
  *
  * For the copies made per request or per service call; literals built once (options, schemas) keep the
  * spread, which reads better.

@@ -43,14 +43,10 @@ const property = (name: string) => JSON.stringify(name)
  * properties in order, each with the expression of its value (which reads the function's one argument,
  * `input`); `computed` are statements run on the made `record`, and `parameters` the values both may use.
  *
- * Records are made by a constructor, not from an object literal. Every record of a page then has the same
- * shape from its first property on (V8 builds it from the constructor's map, and JSON.stringify takes its
- * fast path). An object literal would carry an allocation site, and a page's records are all alive whenever
- * a young collection runs while a page is read or sent: V8 then decides that the site's objects live long
- * and allocates every later record in the old generation (allocation site pretenuring), where the records,
- * and the strings their fields hold, wait for a full collection. A CSV export of 300,000 rows on MariaDB
- * grew the heap to 162 MB that way, 63 MB without; a constructor's objects are never pretenured. Its
- * prototype is Object.prototype: records stay plain objects to hooks and to every library.
+ * Records are made by a constructor, not from an object literal: every record of a page then has the same
+ * shape, and V8 never pretenures a constructor's objects, where an object literal's allocation site would
+ * send every later record to the old generation (docs/design-notes.md, "Records made by a constructor").
+ * Its prototype is Object.prototype: records stay plain objects to hooks and to every library.
  */
 function compileRecordFunction(
   name: string,

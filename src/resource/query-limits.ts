@@ -34,15 +34,19 @@ export interface QueryLimits {
   compiledStatementBytes?: number
   /**
    * SQL text of the statements a better-sqlite3 connection keeps prepared, in bytes (default 1 MB; and at
-   * most 500). SQLite holds 20 to 60 times as much memory of its own for them.
+   * most 500). SQLite holds many times as much memory of its own for them.
    */
   preparedStatementBytes?: number
 }
 
 export const DEFAULT_QUERY_LIMITS: Readonly<Required<QueryLimits>> = DEFAULTS.queryLimits
 
+/** Limits this module resolved: the plugin resolves them once and hands them to every service as they are. */
+const resolvedLimits = new WeakSet<object>()
+
 /** The limits with their defaults; a limit that is not a positive integer stops start-up. */
 export function resolveQueryLimits(limits: QueryLimits = {}): Readonly<Required<QueryLimits>> {
+  if (resolvedLimits.has(limits)) return limits as Readonly<Required<QueryLimits>>
   const resolved = { ...DEFAULT_QUERY_LIMITS }
   for (const [name, value] of Object.entries(limits)) {
     if (value === undefined) continue
@@ -52,5 +56,7 @@ export function resolveQueryLimits(limits: QueryLimits = {}): Readonly<Required<
     }
     resolved[name as keyof QueryLimits] = value
   }
-  return Object.freeze(resolved)
+  Object.freeze(resolved)
+  resolvedLimits.add(resolved)
+  return resolved
 }

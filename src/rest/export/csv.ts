@@ -10,11 +10,9 @@ class BareCell {
 }
 
 /**
- * A number's text, as `String(value)` writes it, without V8's number-to-string cache. An export turns
- * hundreds of thousands of distinct numbers (keys, counts) into text at a rate that keeps each of them in
- * that cache for longer than two young collections, which promotes every one of them to the old generation
- * to wait there for a full collection: measured, about 36 MB of an export's 1,000,000 rows. JSON's number
- * text is the same for finite numbers and is made without the cache.
+ * A number's text, as `String(value)` writes it, without V8's number-to-string cache, which would keep an
+ * export's many distinct numbers alive into the old generation (docs/design-notes.md, "Numbers in the CSV
+ * export"). JSON's number text is the same for finite numbers and is made without the cache.
  */
 function numberText(value: number) {
   return Number.isFinite(value) ? JSON.stringify(value) : String(value)
