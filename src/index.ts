@@ -53,5 +53,33 @@ export { QUERY_SYNTAX_HEADER } from './feathers/query-syntax-header'
 export { DEFAULT_MAX_MULTI } from './service/multi'
 export type { MultiMethod } from './service/multi'
 export type { SearchOptions } from './feathers/search-fields'
-export * from './model/query'
+export { COMPARISON_OPERATORS } from './model/query'
+export type {
+  Scalar,
+  Between,
+  FieldComparison,
+  ComparisonOperator,
+  Filter,
+  SortDirection,
+  SortNulls,
+  SortField,
+  OffsetPaging,
+  ResourceQuery,
+  LinkQuery,
+  Keyset
+} from './model/query'
+export type { Page, Partition, PartitionedPages } from './model/page'
+export { AGGREGATE_FUNCTIONS, DATE_BUCKETS, isCounting } from './model/aggregate'
+export type {
+  AggregateFunction,
+  DateBucket,
+  GroupFill,
+  GroupByField,
+  AggregateHaving,
+  AggregateSortField,
+  AggregateRequest,
+  AggregatePage,
+  AggregateResponse,
+  PartitionedAggregates
+} from './model/aggregate'
 export type { FeathersQueryState } from './declarations'

@@ -4,12 +4,7 @@ import { applyParsedFilter, parseFilter, qualified, type SqlTarget } from '../qu
 import type { SqlColumn } from '../dialect/dialect'
 import { dateBucketsOf, type DateBuckets } from '../dialect/date-buckets'
 import type { QueryLimits } from '../resource/query-limits'
-import {
-  isCounting,
-  type AggregatePage,
-  type AggregateResponse,
-  type PartitionedAggregates
-} from '../model/query'
+import { isCounting, type AggregatePage, type AggregateResponse, type PartitionedAggregates } from '../model/aggregate'
 import {
   decodePage,
   decodePartitions,

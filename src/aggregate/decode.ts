@@ -1,12 +1,7 @@
 import { badField } from '../common/errors'
 import { decodeValue } from '../resource/codec'
 import { matchesFilter } from '../query/match-filter'
-import {
-  isCounting,
-  type AggregatePage,
-  type AggregateResponse,
-  type PartitionedAggregates
-} from '../model/query'
+import { isCounting, type AggregatePage, type AggregateResponse, type PartitionedAggregates } from '../model/aggregate'
 import type { AggregateColumn, AggregatePlan, GroupColumn } from './plan'
 
 type Row = Record<string, unknown>

@@ -1,6 +1,7 @@
 import type { FieldError } from '../common/errors'
 import { encodeValue } from '../resource/codec'
-import type { Filter, GroupFill } from '../model/query'
+import type { Filter } from '../model/query'
+import type { GroupFill } from '../model/aggregate'
 import type { GroupColumn, PlanContext, RequestChecker } from './plan'
 import { bucketSeries } from './time-zone'
 

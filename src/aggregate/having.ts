@@ -1,11 +1,6 @@
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
-import {
-  AGGREGATE_FUNCTIONS,
-  isCounting,
-  type AggregateFunction,
-  type AggregateHaving,
-  type Filter
-} from '../model/query'
+import { type Filter } from '../model/query'
+import { AGGREGATE_FUNCTIONS, isCounting, type AggregateFunction, type AggregateHaving } from '../model/aggregate'
 import type { AggregateColumn, RequestChecker } from './plan'
 
 /**

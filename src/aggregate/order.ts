@@ -1,9 +1,4 @@
-import {
-  AGGREGATE_FUNCTIONS,
-  isCounting,
-  type AggregateFunction,
-  type AggregateSortField
-} from '../model/query'
+import { AGGREGATE_FUNCTIONS, isCounting, type AggregateFunction, type AggregateSortField } from '../model/aggregate'
 import type { GroupColumn, RequestChecker } from './plan'
 
 /** One ORDER BY term over the aggregated rows, by alias. */

@@ -1,15 +1,8 @@
 import { badField, badInput, type FieldError } from '../common/errors'
 import { isNumericKind } from '../resource/field-kind'
 import type { ResolvedField, ResolvedResource } from '../resource/resolve'
-import {
-  AGGREGATE_FUNCTIONS,
-  DATE_BUCKETS,
-  type AggregateFunction,
-  type AggregateRequest,
-  type DateBucket,
-  type Filter,
-  type GroupFill
-} from '../model/query'
+import { type Filter } from '../model/query'
+import { AGGREGATE_FUNCTIONS, DATE_BUCKETS, type AggregateFunction, type AggregateRequest, type DateBucket, type GroupFill } from '../model/aggregate'
 import { isTimeZone, UTC } from './time-zone'
 import { planFill, type FillPlan } from './fill'
 import { planHaving, type HavingPlan } from './having'

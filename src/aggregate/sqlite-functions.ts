@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { SQLITE_BUCKET_FUNCTION } from '../dialect/date-buckets'
-import type { DateBucket } from '../model/query'
+import type { DateBucket } from '../model/aggregate'
 import { betterSqliteClient } from '../dialect/better-sqlite3'
 import { bucketKeyOf } from './time-zone'
 

@@ -1,4 +1,4 @@
-import type { DateBucket } from '../model/query'
+import type { DateBucket } from '../model/aggregate'
 
 /**
  * Date buckets in a time zone's calendar, in JavaScript: what SQLite computes through the function the plugin

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import type { SqlColumn } from './dialect'
-import type { DateBucket } from '../model/query'
+import type { DateBucket } from '../model/aggregate'
 import type { Dialect } from './dialect'
 
 /**

@@ -2,16 +2,8 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { badField, badInput, withFieldsRenamed, type FieldError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolve'
 import { compileValidator } from '../resource/validator'
-import {
-  AGGREGATE_FUNCTIONS,
-  DATE_BUCKETS,
-  type AggregateFunction,
-  type AggregateRequest,
-  type AggregateSortField,
-  type DateBucket,
-  type Filter,
-  type GroupByField
-} from '../model/query'
+import { type Filter } from '../model/query'
+import { AGGREGATE_FUNCTIONS, DATE_BUCKETS, type AggregateFunction, type AggregateRequest, type AggregateSortField, type DateBucket, type GroupByField } from '../model/aggregate'
 import { collectionQueryParser, collectionQuerySchema } from './collection-query'
 
 const list = (description: string) => Type.Optional(Type.String({ description }))

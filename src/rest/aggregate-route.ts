@@ -5,12 +5,7 @@ import type { Context } from '../common/koa'
 import type { ResolvedResource } from '../resource/resolve'
 import { resourceService } from '../service/resource-service'
 import { externalCall } from '../feathers/external-call'
-import {
-  AGGREGATE_FUNCTIONS,
-  type AggregatePage,
-  type AggregateRequest,
-  type AggregateResponse
-} from '../model/query'
+import { AGGREGATE_FUNCTIONS, type AggregatePage, type AggregateRequest, type AggregateResponse } from '../model/aggregate'
 import { restParams } from './params'
 import { aggregateQueryParser, asAggregateParameters } from './aggregate-query'
 

@@ -1,6 +1,7 @@
 import { badField } from '../common/errors'
 import type { ResolvedField } from '../resource/resolve'
-import type { Page, PartitionedPages, ResourceQuery } from '../model/query'
+import type { ResourceQuery } from '../model/query'
+import type { Page, PartitionedPages } from '../model/page'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import { keyName, storedColumn, type ParsedFilter } from '../query/compile-filter'
 import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'

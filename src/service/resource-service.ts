@@ -7,15 +7,9 @@ import { encodeRow } from '../resource/codec'
 import { resolveQueryLimits, type QueryLimits } from '../resource/query-limits'
 import { writableFields } from '../resource/input-schemas'
 import type { ResolvedResource } from '../resource/resolve'
-import type {
-  AggregatePage,
-  AggregateRequest,
-  AggregateResponse,
-  Filter,
-  Page,
-  PartitionedAggregates,
-  PartitionedPages
-} from '../model/query'
+import type { Filter } from '../model/query'
+import type { AggregatePage, AggregateRequest, AggregateResponse, PartitionedAggregates } from '../model/aggregate'
+import type { Page, PartitionedPages } from '../model/page'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import { FeathersQueryParser, type FeathersRequest } from '../query/feathers-syntax'
 import { projection } from '../query/projection'

@@ -10,14 +10,7 @@ import {
 // exactly as graphql-js reads them when it resolves the response.
 import { collectSubfields } from 'graphql/execution/collectFields'
 import { badInput, type FieldError } from '../../common/errors'
-import {
-  AGGREGATE_FUNCTIONS,
-  type AggregateFunction,
-  type AggregateRequest,
-  type DateBucket,
-  type GroupByField,
-  type GroupFill
-} from '../../model/query'
+import { AGGREGATE_FUNCTIONS, type AggregateFunction, type AggregateRequest, type DateBucket, type GroupByField, type GroupFill } from '../../model/aggregate'
 
 type Member = 'groupBy' | AggregateFunction
 

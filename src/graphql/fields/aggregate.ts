@@ -11,7 +11,7 @@ import {
 import { ConfigurationError } from '../../common/errors'
 import { upperFirst } from '../../resource/naming'
 import type { ResolvedManyRelation, ResolvedResource } from '../../resource/resolve'
-import type { AggregatePage, AggregateRequest, AggregateResponse, AggregateSortField } from '../../model/query'
+import type { AggregatePage, AggregateRequest, AggregateResponse, AggregateSortField } from '../../model/aggregate'
 import type { ResourceRecord } from '../../model/records'
 import { aggregateRequestOf, selectsMember } from './aggregate-request'
 import { aggregatePagingType, aggregateSortType, havingInputType } from '../type/aggregate-inputs'

@@ -1,7 +1,7 @@
 import { BadRequest } from '@feathersjs/errors'
 import { GraphQLList, GraphQLNonNull, type GraphQLObjectType, type GraphQLOutputType } from 'graphql'
 import type { ResolvedPaging, ResolvedResource } from '../../resource/resolve'
-import type { Page } from '../../model/query'
+import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import type { CollectionRequest } from './collection-args'
 import { cursorPage, pagedType, toConnection, toKeysetConnection } from '../type/connection'

@@ -2,14 +2,8 @@ import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '@feathersjs/koa'
 import type { Context as KoaContext } from '../../common/koa'
 import type { ResolvedResource } from '../../resource/resolve'
-import type {
-  AggregatePage,
-  AggregateRequest,
-  AggregateResponse,
-  Filter,
-  PartitionedAggregates,
-  ResourceQuery
-} from '../../model/query'
+import type { Filter, ResourceQuery } from '../../model/query'
+import type { AggregatePage, AggregateRequest, AggregateResponse, PartitionedAggregates } from '../../model/aggregate'
 import type { SubscriptionKind } from './resource-events'
 import { resourceService, type ResourceService } from '../../service/resource-service'
 import type { ResourceParams, ResourceRecord } from '../../model/records'

@@ -7,16 +7,9 @@ import type {
   ResolvedResource
 } from '../../resource/resolve'
 import { andFilters } from '../../query/filters'
-import type {
-  AggregateRequest,
-  AggregateResponse,
-  Filter,
-  LinkQuery,
-  Page,
-  PartitionedAggregates,
-  PartitionedPages,
-  Scalar
-} from '../../model/query'
+import type { Filter, LinkQuery, Scalar } from '../../model/query'
+import type { AggregateRequest, AggregateResponse, PartitionedAggregates } from '../../model/aggregate'
+import type { Page, PartitionedPages } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import type { CollectionRequest } from './collection-args'
 import type { ServiceCaller } from './context'

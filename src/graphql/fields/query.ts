@@ -1,6 +1,6 @@
 import { GraphQLID, GraphQLNonNull, type GraphQLFieldConfigMap } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolve'
-import type { Page } from '../../model/query'
+import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import { collectionArgs, collectionRequest } from './collection-args'
 import { collectionResult, collectionType } from './collection'

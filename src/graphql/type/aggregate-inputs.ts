@@ -8,7 +8,7 @@ import {
   type GraphQLInputFieldConfigMap
 } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolve'
-import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../../model/query'
+import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../../model/aggregate'
 import { unsupported, groupable } from '../../aggregate/plan'
 import { valueField } from '../../aggregate/having'
 import { comparisonType } from './comparisons'

@@ -7,7 +7,7 @@ import {
   type GraphQLOutputType
 } from 'graphql'
 import type { ResolvedField, ResolvedResource } from '../../resource/resolve'
-import { DATE_BUCKETS, type AggregateFunction } from '../../model/query'
+import { DATE_BUCKETS, type AggregateFunction } from '../../model/aggregate'
 import { groupable, unsupported } from '../../aggregate/plan'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'

@@ -7,7 +7,7 @@ import {
   type GraphQLFieldConfigMap
 } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolve'
-import type { Page } from '../../model/query'
+import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import { encodeCursor, type PageWindow } from './cursor'
 import { encodeKeysetCursor } from './keyset-cursor'

@@ -8,7 +8,7 @@ import {
 } from 'graphql'
 import { badInput, type FieldError } from '../../common/errors'
 import type { PageSizes } from '../../resource/resolve'
-import type { Page } from '../../model/query'
+import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import { pageSize, present, type PageWindow } from './cursor'
 import type { GraphqlTypes } from './registry'

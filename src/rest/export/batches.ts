@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import type { Keyset, Page } from '../../model/query'
+import type { Keyset } from '../../model/query'
+import type { Page } from '../../model/page'
 import type { ReadBatches } from '../../resource/resolve'
 import type { ResourceRecord } from '../../model/records'
 

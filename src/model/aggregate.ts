@@ -1,0 +1,104 @@
+import type { FieldComparison, SortDirection, SortNulls } from './query'
+
+/** Aggregate requests and their answers: grouped counts, sums and the like of a resource's records. */
+export type AggregateFunction = 'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max'
+
+export const AGGREGATE_FUNCTIONS: AggregateFunction[] = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max']
+
+/** Counts are integers, 0 for no records; the other functions answer null for no values. */
+export const isCounting = (fn: AggregateFunction) => fn === 'count' || fn === 'countDistinct'
+
+export type DateBucket = 'HOUR' | 'DAY' | 'WEEK' | 'MONTH' | 'QUARTER' | 'YEAR'
+
+export const DATE_BUCKETS: DateBucket[] = ['HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR']
+
+/** Every bucket of a date group between two instants, those without records counting zero. */
+export interface GroupFill {
+  /** The first bucket is the one holding `from`; by default the lower bound of the filter on the field. */
+  from?: string
+  /** The last bucket is the one holding `to`; by default the upper bound of the filter on the field. */
+  to?: string
+}
+
+export interface GroupByField {
+  field: string
+  /** Date fields only: the bucket the values are truncated to. */
+  by?: DateBucket
+  /** Date fields only: the IANA time zone whose calendar the buckets follow (default UTC). */
+  timeZone?: string
+  /** Date fields only: answer every bucket of the range, not only those holding records. */
+  fill?: GroupFill
+}
+
+/**
+ * A condition on the aggregates of each group (SQL's HAVING): `{ count: { id: { gt: 5 } } }`, with the
+ * comparison operators of filters, composed with `and` and `or` like a filter.
+ */
+export interface AggregateHaving {
+  and?: AggregateHaving[]
+  or?: AggregateHaving[]
+  count?: Record<string, FieldComparison>
+  countDistinct?: Record<string, FieldComparison>
+  sum?: Record<string, FieldComparison>
+  avg?: Record<string, FieldComparison>
+  min?: Record<string, FieldComparison>
+  max?: Record<string, FieldComparison>
+}
+
+/** What groups are ordered by: a group key (no `aggregate`), or one aggregate of a field. */
+export interface AggregateSortField {
+  field: string
+  aggregate?: AggregateFunction
+  direction: SortDirection
+  nulls?: SortNulls
+}
+
+/** Which aggregates to compute; the filter comes from `params.query.filter` like every other method. */
+export interface AggregateRequest {
+  groupBy?: GroupByField[]
+  count?: string[]
+  countDistinct?: string[]
+  sum?: string[]
+  avg?: string[]
+  min?: string[]
+  max?: string[]
+  having?: AggregateHaving
+  /** The order of the groups; ties, and groups after these terms, go by the group keys ascending. */
+  sorting?: AggregateSortField[]
+  /** One page of the groups; the result is then an `AggregatePage` (per partition with `partitionBy`). */
+  paging?: { limit?: number; offset?: number }
+  /** With `paging`: count every group (the page's `total`). */
+  totalCount?: boolean
+  /** Aggregate per distinct value of this field (relation aggregates for many parents in one statement). */
+  partitionBy?: string
+}
+
+/** One page of groups: `aggregate` answers this when the request has `paging`. */
+export interface AggregatePage {
+  data: AggregateResponse[]
+  limit: number
+  skip: number
+  hasNextPage: boolean
+  total?: number
+}
+
+export interface AggregateResponse {
+  groupBy?: Record<string, unknown>
+  count?: Record<string, number>
+  countDistinct?: Record<string, number>
+  sum?: Record<string, number | null>
+  avg?: Record<string, number | null>
+  min?: Record<string, unknown>
+  max?: Record<string, unknown>
+}
+
+/**
+ * The result of an aggregate with `partitionBy`: the responses of each partition key that has matching
+ * records, ordered by key, and `empty`, what any other key gets (no groups, or without groupBy one entry of
+ * zero counts and null values), so that callers need not know how an empty set aggregates.
+ */
+export interface PartitionedAggregates {
+  /** With `paging`, each partition's responses are its page, `hasNextPage` telling whether groups follow. */
+  partitions: Array<{ key: unknown; responses: AggregateResponse[]; hasNextPage?: boolean }>
+  empty: AggregateResponse[]
+}
