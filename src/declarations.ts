@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql'
 import type { OpenApiDocument } from './openapi/types'
-import type { ResolvedResource } from './resource/resolve'
+import type { ResolvedResource } from './resource/resolved'
 import type { ResourceService } from './service/resource-service'
 import './service/declarations'
 

@@ -26,7 +26,7 @@ export type {
   SqlComputedField,
   SqlFieldContext
 } from './resource/definition'
-export type { ResolvedResource, ResolvedField } from './resource/resolve'
+export type { ResolvedResource, ResolvedField } from './resource/resolved'
 export { ConfigurationError } from './common/errors'
 export { feathersQuery } from './plugin'
 export type { FeathersQueryOptions } from './plugin'

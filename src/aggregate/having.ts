@@ -1,4 +1,4 @@
-import type { ResolvedField, ResolvedResource } from '../resource/resolve'
+import type { ResolvedField, ResolvedResource } from '../resource/resolved'
 import { type Filter } from '../model/query'
 import { AGGREGATE_FUNCTIONS, isCounting, type AggregateFunction, type AggregateHaving } from '../model/aggregate'
 import type { AggregateColumn, RequestChecker } from './plan'

@@ -1,6 +1,6 @@
 import { badField, badInput, type FieldError } from '../common/errors'
 import { isNumericKind } from '../resource/field-kind'
-import type { ResolvedField, ResolvedResource } from '../resource/resolve'
+import type { ResolvedField, ResolvedResource } from '../resource/resolved'
 import { type Filter } from '../model/query'
 import { AGGREGATE_FUNCTIONS, DATE_BUCKETS, type AggregateFunction, type AggregateRequest, type DateBucket, type GroupFill } from '../model/aggregate'
 import { isTimeZone, UTC } from './time-zone'

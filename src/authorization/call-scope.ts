@@ -1,6 +1,6 @@
 import { NotAuthenticated } from '@feathersjs/errors'
 import { createContext, defaultServiceArguments, type HookContext, type NullableId } from '@feathersjs/feathers'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { andFilters, strictFilter } from '../query/filters'
 import type { ResourceParams } from '../model/records'
 import { copyWith } from '../common/copy-with'

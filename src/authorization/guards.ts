@@ -1,5 +1,5 @@
 import type { Guard } from '../resource/definition'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 
 /** The guards of the resource's reads: its own and `read.guards`. */
 export function readGuards(resource: ResolvedResource): Guard[] {

@@ -1,6 +1,6 @@
 import type { Filter } from '../model/query'
 import type { ResourceParams } from '../model/records'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { copyWith } from '../common/copy-with'
 import { callContext, type ScopeCall } from './call-scope'
 import { readGuards } from './guards'

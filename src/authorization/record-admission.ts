@@ -2,7 +2,7 @@ import type { NullableId } from '@feathersjs/feathers'
 import type { ResourceRecord } from '../model/records'
 import { strictFilter } from '../query/filters'
 import { matchesFilter } from '../query/match-filter'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { callContext } from './call-scope'
 
 /**

@@ -1,7 +1,7 @@
 import { BadRequest, NotFound } from '@feathersjs/errors'
 import type { HookContext } from '@feathersjs/feathers'
 import { badField } from '../common/errors'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import type { ResourceParams } from '../model/records'
 
 /**

@@ -1,4 +1,4 @@
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import type { Filter } from '../model/query'
 import { relatedResources, type RelationScopes } from '../query/relation-filter'
 

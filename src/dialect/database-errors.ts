@@ -1,5 +1,5 @@
 import { BadRequest, Conflict, FeathersError, GeneralError, Unavailable } from '@feathersjs/errors'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',

@@ -1,6 +1,6 @@
 import { getServiceOptions, type HookContext } from '@feathersjs/feathers'
 import type { Channel } from '@feathersjs/transport-commons'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { admitsRecord } from '../authorization/record-admission'
 import { fullRecord } from '../service/written-records'
 

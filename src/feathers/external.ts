@@ -1,6 +1,6 @@
 import { getServiceOptions, type HookContext, type NextFunction } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { announceOnCommit } from '../service/transaction'
 import { eventsHandedToBroker } from './broker'
 import type { ResourceParams, ResourceRecord } from '../model/records'

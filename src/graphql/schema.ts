@@ -1,6 +1,6 @@
 import { GraphQLObjectType, GraphQLSchema, validateSchema, type GraphQLFieldConfigMap } from 'graphql'
 import { ConfigurationError } from '../common/errors'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import type { GraphqlContext } from './fields/context'
 import { aggregateSchemaPart } from './fields/aggregate'
 import { resourceQueryFields } from './fields/query'

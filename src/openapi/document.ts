@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../common/errors'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { errorResponses, sharedSchemas } from './components'
 import { resourcePaths, resourceSchemas } from './operations'
 import type { InfoObject, OpenApiDocument, SchemaObject } from './types'

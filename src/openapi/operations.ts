@@ -1,8 +1,8 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { recordSchemaOf } from '../resource/record-schema'
-import { serializedFields } from '../resource/resolve'
+import { serializedFields } from '../resource/resolved'
 import {
   collectionQuerySchema,
   EXPORT_QUERY_OPTIONS,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
 import { badField } from '../common/errors'
 import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
-import type { ResolvedField, ResolvedRelation, ResolvedResource } from '../resource/resolve'
+import type { ResolvedField, ResolvedRelation, ResolvedResource } from '../resource/resolved'
 import { placeholderFor, type Dialect, type SqlColumn } from '../dialect/dialect'
 import { fieldExpression } from './sql-fields'
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../resource/query-limits'

@@ -1,5 +1,5 @@
 import { badField } from '../common/errors'
-import type { ResolvedField } from '../resource/resolve'
+import type { ResolvedField } from '../resource/resolved'
 import type { SqlColumn } from '../dialect/dialect'
 import type { SortField } from '../model/query'
 import { keyName, qualified, type SqlTarget } from './compile-filter'

@@ -1,6 +1,6 @@
 import type { Query } from '@feathersjs/feathers'
 import { badField } from '../common/errors'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import type { FieldComparison, Filter, Scalar, SortField } from '../model/query'
 
 /**

@@ -1,4 +1,4 @@
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import type { FieldComparison, Filter } from '../model/query'
 
 /** No filter, or one whose every key is undefined (`{}` included): it restricts nothing. */

@@ -1,4 +1,4 @@
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import type { Between, FieldComparison, Filter, Scalar } from '../model/query'
 
 /**

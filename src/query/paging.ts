@@ -1,6 +1,6 @@
 import { badField } from '../common/errors'
 import { decodeValue, type RowDecoder } from '../resource/codec'
-import type { ResolvedField } from '../resource/resolve'
+import type { ResolvedField } from '../resource/resolved'
 import type { Dialect } from '../dialect/dialect'
 import type { Keyset, OffsetPaging, ResourceQuery } from '../model/query'
 import type { Page, Partition } from '../model/page'

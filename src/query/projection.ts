@@ -1,7 +1,7 @@
 import { badField } from '../common/errors'
 import { keyName } from './compile-filter'
 import { BoundedCache } from '../common/bounded-cache'
-import { storedFields, type ResolvedField, type ResolvedResource } from '../resource/resolve'
+import { storedFields, type ResolvedField, type ResolvedResource } from '../resource/resolved'
 
 /** Which columns a statement reads and which fields the records it returns carry. */
 export interface Projection {

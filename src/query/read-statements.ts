@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { placeholderFor, type Dialect } from '../dialect/dialect'
-import type { ResolvedField, ResolvedResource } from '../resource/resolve'
+import type { ResolvedField, ResolvedResource } from '../resource/resolved'
 import { applyParsedFilter, compare, qualified, storedColumn, type ParsedFilter, type SqlTarget } from './compile-filter'
 import type { Filter } from '../model/query'
 import type { Projection } from './projection'

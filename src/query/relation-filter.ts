@@ -1,4 +1,4 @@
-import type { ResolvedRelation, ResolvedResource } from '../resource/resolve'
+import type { ResolvedRelation, ResolvedResource } from '../resource/resolved'
 import type { Condition, SqlTarget } from './compile-filter'
 import type { Filter } from '../model/query'
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import type { ResolvedField } from '../resource/resolve'
+import type { ResolvedField } from '../resource/resolved'
 import type { Dialect } from '../dialect/dialect'
 
 /**

@@ -1,7 +1,7 @@
 import { badField } from '../common/errors'
 import type { FieldKind } from './field-kind'
 import { DATE_RANGE, isoDate, isStorableDate, parseIsoDate } from './iso-date'
-import type { ResolvedField, ResolvedResource } from './resolve'
+import type { ResolvedField, ResolvedResource } from './resolved'
 
 /**
  * Conversions between what drivers return or accept and the record representation every surface shares:

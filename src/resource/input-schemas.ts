@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../common/errors'
 import type { ObjectSchema } from './json-schema'
-import type { ResolvedField, ResolvedResource } from './resolve'
+import type { ResolvedField, ResolvedResource } from './resolved'
 
 /**
  * Fields a client may write: stored (not computed, in JavaScript or SQL), not hidden (audit columns are set

@@ -1,6 +1,6 @@
 import { Type, type TObject } from '@sinclair/typebox'
 import { propertySchema } from './input-schemas'
-import { serializedFields, type ResolvedResource } from './resolve'
+import { serializedFields, type ResolvedResource } from './resolved'
 
 /**
  * The serialized record as clients receive it (`recordSerializer`): every serialized field is present, with

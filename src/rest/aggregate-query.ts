@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { badField, badInput, withFieldsRenamed, type FieldError } from '../common/errors'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { compileValidator } from '../resource/validator'
 import { type Filter } from '../model/query'
 import { AGGREGATE_FUNCTIONS, DATE_BUCKETS, type AggregateFunction, type AggregateRequest, type AggregateSortField, type DateBucket, type GroupByField } from '../model/aggregate'

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FieldError } from '../common/errors'
 import { encodeValue, parseNumber } from '../resource/codec'
-import { filterableFields, pageSizes, type ResolvedField, type ResolvedResource } from '../resource/resolve'
+import { filterableFields, pageSizes, type ResolvedField, type ResolvedResource } from '../resource/resolved'
 import { REST_DEFAULT_RESULT_SIZE } from '../resource/defaults'
 import { compileValidator } from '../resource/validator'
 import type { Filter } from '../model/query'

@@ -1,4 +1,4 @@
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 
 declare module '@feathersjs/feathers/lib/declarations' {
   interface ServiceOptions<MethodTypes = string> {

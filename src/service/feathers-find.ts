@@ -1,7 +1,7 @@
 import type { Paginated } from '@feathersjs/feathers'
 import { copyWith } from '../common/copy-with'
 import { REST_DEFAULT_RESULT_SIZE } from '../resource/defaults'
-import { pageSizes, type ResolvedResource } from '../resource/resolve'
+import { pageSizes, type ResolvedResource } from '../resource/resolved'
 import type { ResourceQuery } from '../model/query'
 import type { Page } from '../model/page'
 import type { ResourceParams, ResourceRecord } from '../model/records'

@@ -1,5 +1,5 @@
 import { badField } from '../common/errors'
-import type { ResolvedField } from '../resource/resolve'
+import type { ResolvedField } from '../resource/resolved'
 import type { ResourceQuery } from '../model/query'
 import type { Page, PartitionedPages } from '../model/page'
 import type { ResourceParams, ResourceRecord } from '../model/records'

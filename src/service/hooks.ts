@@ -1,5 +1,5 @@
 import type { HookContext } from '@feathersjs/feathers'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { compileValidator, type Validate } from '../resource/validator'
 import type { Guard } from '../resource/definition'

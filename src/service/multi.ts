@@ -1,6 +1,6 @@
 import { BadRequest, MethodNotAllowed } from '@feathersjs/errors'
 import { DEFAULTS } from '../resource/defaults'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 
 /** Methods that change several records at once when `multi` allows it. */
 export type MultiMethod = 'create' | 'patch' | 'remove'

@@ -1,5 +1,5 @@
 import type { HookContext, NextFunction } from '@feathersjs/feathers'
-import type { ResolvedResource } from '../resource/resolve'
+import type { ResolvedResource } from '../resource/resolved'
 import './declarations'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Projection } from '../query/projection'

@@ -2,7 +2,7 @@ import type { Application } from '@feathersjs/koa'
 import type { Response } from 'graphql-http'
 import { createHandler, type RequestContext } from 'graphql-http/lib/use/koa'
 import type { Context, Next } from '../../common/koa'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import { createGraphqlContext, type GraphqlContext } from '../fields/context'
 import {
   dedupeErrors,

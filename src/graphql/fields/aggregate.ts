@@ -10,7 +10,7 @@ import {
 } from 'graphql'
 import { ConfigurationError } from '../../common/errors'
 import { upperFirst } from '../../resource/naming'
-import type { ResolvedManyRelation, ResolvedResource } from '../../resource/resolve'
+import type { ResolvedManyRelation, ResolvedResource } from '../../resource/resolved'
 import type { AggregatePage, AggregateRequest, AggregateResponse, AggregateSortField } from '../../model/aggregate'
 import type { ResourceRecord } from '../../model/records'
 import { aggregateRequestOf, selectsMember } from './aggregate-request'

@@ -7,7 +7,7 @@ import {
   type GraphQLResolveInfo
 } from 'graphql'
 import { badInput, type FieldError } from '../../common/errors'
-import { pageSizes, type PageSizes, type ResolvedPaging, type ResolvedResource } from '../../resource/resolve'
+import { pageSizes, type PageSizes, type ResolvedPaging, type ResolvedResource } from '../../resource/resolved'
 import type { Filter, Keyset, SortField } from '../../model/query'
 import { pageWindow, type CursorPaging, type PageWindow } from '../type/cursor'
 import { keysetScope, keysetWindow } from '../type/keyset-cursor'

@@ -1,6 +1,6 @@
 import { BadRequest } from '@feathersjs/errors'
 import { GraphQLList, GraphQLNonNull, type GraphQLObjectType, type GraphQLOutputType } from 'graphql'
-import type { ResolvedPaging, ResolvedResource } from '../../resource/resolve'
+import type { ResolvedPaging, ResolvedResource } from '../../resource/resolved'
 import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import type { CollectionRequest } from './collection-args'

@@ -1,7 +1,7 @@
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '@feathersjs/koa'
 import type { Context as KoaContext } from '../../common/koa'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import type { Filter, ResourceQuery } from '../../model/query'
 import type { AggregatePage, AggregateRequest, AggregateResponse, PartitionedAggregates } from '../../model/aggregate'
 import type { SubscriptionKind } from './resource-events'

@@ -1,11 +1,6 @@
 import DataLoader from 'dataloader'
 import type { FieldNode } from 'graphql'
-import type {
-  ResolvedField,
-  ResolvedManyRelation,
-  ResolvedOneRelation,
-  ResolvedResource
-} from '../../resource/resolve'
+import type { ResolvedField, ResolvedManyRelation, ResolvedOneRelation, ResolvedResource } from '../../resource/resolved'
 import { andFilters } from '../../query/filters'
 import type { Filter, LinkQuery, Scalar } from '../../model/query'
 import type { AggregateRequest, AggregateResponse, PartitionedAggregates } from '../../model/aggregate'

@@ -1,6 +1,6 @@
 import { GraphQLID, GraphQLList, type GraphQLFieldConfigMap } from 'graphql'
 import { upperFirst } from '../../resource/naming'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceRecord } from '../../model/records'
 import { allowsMulti } from '../../service/multi'
 import type { GraphqlContext } from './context'

@@ -1,5 +1,5 @@
 import { GraphQLID, GraphQLNonNull, type GraphQLFieldConfigMap } from 'graphql'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import { collectionArgs, collectionRequest } from './collection-args'

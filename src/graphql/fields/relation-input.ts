@@ -1,7 +1,7 @@
 import { GraphQLID, GraphQLList, type GraphQLFieldConfigMap } from 'graphql'
 import { badField } from '../../common/errors'
 import { upperFirst } from '../../resource/naming'
-import type { ResolvedField, ResolvedManyRelation, ResolvedResource } from '../../resource/resolve'
+import type { ResolvedField, ResolvedManyRelation, ResolvedResource } from '../../resource/resolved'
 import { maxMultiOf } from '../../service/multi'
 import type { GraphqlContext } from './context'
 import { withWork } from '../type/field-work'

@@ -4,7 +4,7 @@ import { WRITE_EVENTS } from '../../feathers/external'
 import { matchesFilter } from '../../query/match-filter'
 import { fullRecord, writtenRecords } from '../../service/written-records'
 import type { Filter } from '../../model/query'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceParams, ResourceRecord } from '../../model/records'
 
 /** nestjs-query's subscriptions, by what they report. */

@@ -1,5 +1,5 @@
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 
 /**
  * The fields a selection set selects, by field name (aliases and fragments resolved), added to `into`. A

@@ -1,7 +1,7 @@
 import { BadRequest } from '@feathersjs/errors'
 import { GraphQLNonNull, type GraphQLFieldConfigMap, type GraphQLInputType } from 'graphql'
 import { upperFirst } from '../../resource/naming'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import type { GraphqlContext } from './context'
 import { toFilter } from '../type/filter-input'
 import { withWork } from '../type/field-work'

@@ -7,7 +7,7 @@ import {
   GraphQLString,
   type GraphQLInputFieldConfigMap
 } from 'graphql'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../../model/aggregate'
 import { unsupported, groupable } from '../../aggregate/plan'
 import { valueField } from '../../aggregate/having'

@@ -6,7 +6,7 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLOutputType
 } from 'graphql'
-import type { ResolvedField, ResolvedResource } from '../../resource/resolve'
+import type { ResolvedField, ResolvedResource } from '../../resource/resolved'
 import { DATE_BUCKETS, type AggregateFunction } from '../../model/aggregate'
 import { groupable, unsupported } from '../../aggregate/plan'
 import { fieldScalar } from './field-types'

@@ -6,7 +6,7 @@ import {
   type GraphQLInputFieldConfigMap,
   type GraphQLScalarType
 } from 'graphql'
-import type { ResolvedField } from '../../resource/resolve'
+import type { ResolvedField } from '../../resource/resolved'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
 

@@ -6,7 +6,7 @@ import {
   GraphQLObjectType,
   type GraphQLFieldConfigMap
 } from 'graphql'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import { encodeCursor, type PageWindow } from './cursor'

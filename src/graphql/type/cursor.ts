@@ -1,5 +1,5 @@
 import { badInput, type FieldError } from '../../common/errors'
-import type { PageSizes } from '../../resource/resolve'
+import type { PageSizes } from '../../resource/resolved'
 
 /**
  * Cursors are offset cursors, encoded as nestjs-query encodes them: base64("arrayconnection:" + zero-based index

@@ -7,7 +7,7 @@ import {
   type GraphQLScalarType
 } from 'graphql'
 import type { FieldKind } from '../../resource/field-kind'
-import type { ResolvedField } from '../../resource/resolve'
+import type { ResolvedField } from '../../resource/resolved'
 import { connectionCursorScalar, dateTimeScalar } from './scalars'
 import type { GraphqlTypes } from './registry'
 

@@ -1,5 +1,5 @@
 import type { GraphQLField, GraphQLFieldConfig } from 'graphql'
-import type { ResolvedPaging, ResolvedResource } from '../../resource/resolve'
+import type { ResolvedPaging, ResolvedResource } from '../../resource/resolved'
 
 /**
  * The database work resolving a field causes, declared where the field is built and read by the limits rule

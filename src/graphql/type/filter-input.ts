@@ -7,7 +7,7 @@ import {
   type GraphQLInputType
 } from 'graphql'
 import { badInput, type FieldError } from '../../common/errors'
-import { filterableFields, type ResolvedResource } from '../../resource/resolve'
+import { filterableFields, type ResolvedResource } from '../../resource/resolved'
 import type { Filter } from '../../model/query'
 import { comparisonType } from './comparisons'
 import type { GraphqlTypes } from './registry'

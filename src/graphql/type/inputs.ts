@@ -7,7 +7,7 @@ import {
 } from 'graphql'
 import { badField } from '../../common/errors'
 import type { Filter } from '../../model/query'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import { filterInputType, toFilter } from './filter-input'
 import type { GraphqlTypes } from './registry'
 

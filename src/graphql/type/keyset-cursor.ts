@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { badInput, type FieldError } from '../../common/errors'
-import type { PageSizes } from '../../resource/resolve'
+import type { PageSizes } from '../../resource/resolved'
 import type { Filter, Keyset, SortField } from '../../model/query'
 import { checkCursorPaging, pageSize, present, type CursorPaging } from './cursor'
 

@@ -6,7 +6,7 @@ import {
 } from 'graphql'
 import type { TObject } from '@sinclair/typebox'
 import { createSchemaOf, updateSchemaOf } from '../../resource/input-schemas'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
 

@@ -1,5 +1,5 @@
 import { GraphQLInt, GraphQLNonNull, GraphQLObjectType } from 'graphql'
-import { serializedFields, type ResolvedResource } from '../../resource/resolve'
+import { serializedFields, type ResolvedResource } from '../../resource/resolved'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
 

@@ -6,12 +6,7 @@ import {
   type GraphQLResolveInfo
 } from 'graphql'
 import { upperFirst } from '../../resource/naming'
-import {
-  serializedFields,
-  type ResolvedManyRelation,
-  type ResolvedOneRelation,
-  type ResolvedResource
-} from '../../resource/resolve'
+import { serializedFields, type ResolvedManyRelation, type ResolvedOneRelation, type ResolvedResource } from '../../resource/resolved'
 import type { ResourceRecord } from '../../model/records'
 import { collectionArgs, collectionRequest, type CollectionRequest } from '../fields/collection-args'
 import { collectionResult, collectionType } from '../fields/collection'

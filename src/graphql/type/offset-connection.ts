@@ -7,7 +7,7 @@ import {
   GraphQLObjectType
 } from 'graphql'
 import { badInput, type FieldError } from '../../common/errors'
-import type { PageSizes } from '../../resource/resolve'
+import type { PageSizes } from '../../resource/resolved'
 import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import { pageSize, present, type PageWindow } from './cursor'

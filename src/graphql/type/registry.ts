@@ -1,5 +1,5 @@
 import type { GraphQLFieldConfigMap, GraphQLNamedType } from 'graphql'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceRecord } from '../../model/records'
 import type { GraphqlContext } from '../fields/context'
 

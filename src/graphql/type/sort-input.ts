@@ -1,5 +1,5 @@
 import { GraphQLEnumType, GraphQLInputObjectType, GraphQLNonNull } from 'graphql'
-import { filterableFields, type ResolvedResource } from '../../resource/resolve'
+import { filterableFields, type ResolvedResource } from '../../resource/resolved'
 import type { SortField } from '../../model/query'
 import type { GraphqlTypes } from './registry'
 

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Keyset } from '../../model/query'
 import type { Page } from '../../model/page'
-import type { ReadBatches } from '../../resource/resolve'
+import type { ReadBatches } from '../../resource/resolved'
 import type { ResourceRecord } from '../../model/records'
 
 /** Reads one keyset page of `limit` records: a call of the service's `find`, hooks and all. */

@@ -1,5 +1,5 @@
 import { stringify, type Options } from 'csv-stringify/sync'
-import { serializedFields, type ResolvedResource } from '../../resource/resolve'
+import { serializedFields, type ResolvedResource } from '../../resource/resolved'
 
 /**
  * A cell written as it is, never quoted: csv-stringify quotes values that were strings before casting, and

@@ -1,7 +1,7 @@
 import type Router from '@koa/router'
 import type { Application } from '@feathersjs/koa'
 import { PassThrough, Readable, pipeline } from 'node:stream'
-import type { ResolvedResource } from '../../resource/resolve'
+import type { ResolvedResource } from '../../resource/resolved'
 import { resourceService } from '../../service/resource-service'
 import type { ResourceRecord } from '../../model/records'
 import type { Page } from '../../model/page'
