@@ -1,6 +1,6 @@
 import type { HookContext } from '@feathersjs/feathers'
 import { admitsRecord } from '../../authorization/record-admission'
-import { WRITE_EVENTS } from '../../feathers/external'
+import { WRITE_EVENTS } from '../../feathers/external-records'
 import { matchesFilter } from '../../query/match-filter'
 import { fullRecord, writtenRecords } from '../../service/written-records'
 import type { Filter } from '../../model/query'
