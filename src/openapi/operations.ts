@@ -141,18 +141,21 @@ function aggregatePageSchema(): SchemaObject {
   } as SchemaObject
 }
 
+/** Where a resource's operations are added, each at its path and method. */
+interface Operations {
+  resource: ResolvedResource
+  names: ReturnType<typeof componentNames>
+  /** The record's schema. */
+  record: ReturnType<typeof schemaRef>
+  base: string
+  add(path: string, method: HttpMethod, operation: string, spec: Omit<OperationObject, 'operationId' | 'tags'>): void
+}
+
 /** Every REST operation of a resource, by OpenAPI path and method, as the router serves them. */
 export function resourcePaths(resource: ResolvedResource): Record<string, PathItemObject> {
-  const { definition } = resource
   const names = componentNames(resource)
-  const record = schemaRef(names.record)
   const paths: Record<string, PathItemObject> = {}
-  const add = (
-    path: string,
-    method: HttpMethod,
-    operation: string,
-    { summary, description, parameters = [], ...rest }: Omit<OperationObject, 'operationId' | 'tags'>
-  ) => {
+  const add: Operations['add'] = (path, method, operation, { summary, description, parameters = [], ...rest }) => {
     const allParameters = [...pathParameters(resource, path), ...parameters]
     const item = (paths[pathTemplate(path)] ??= {})
     item[method] = {
@@ -164,10 +167,15 @@ export function resourcePaths(resource: ResolvedResource): Record<string, PathIt
       ...rest
     }
   }
-  const body = (name: string) => ({ required: true, content: json(schemaRef(name)) })
-  const base = `/${resource.basePath}`
-  const member = `${base}/:id`
+  const operations = { resource, names, record: schemaRef(names.record), base: `/${resource.basePath}`, add }
+  readOperations(operations)
+  writeOperations(operations)
+  return paths
+}
 
+/** The reads: query, CSV export, aggregate, find by id. */
+function readOperations({ resource, names, record, base, add }: Operations) {
+  const { definition } = resource
   const list = listQueryOptions(resource)
   add(base, 'get', 'queryMany', {
     summary: `Query ${resource.name} records`,
@@ -206,11 +214,17 @@ export function resourcePaths(resource: ResolvedResource): Record<string, PathIt
       }
     })
   }
-  add(member, 'get', 'findById', {
+  add(`${base}/:id`, 'get', 'findById', {
     summary: `Find a ${resource.name} by id`,
     description: definition.read?.description,
     responses: { '200': ok(`The ${resource.name}`, record), ...errorResponsesOf('BadRequest', 'NotFound') }
   })
+}
+
+/** The writes: create, update (PUT and PATCH), delete, and delete by query where `multi` allows it. */
+function writeOperations({ resource, names, record, base, add }: Operations) {
+  const { definition } = resource
+  const body = (name: string) => ({ required: true, content: json(schemaRef(name)) })
   if (!definition.create?.disabled) {
     add(base, 'post', 'createOne', {
       summary: `Create a ${resource.name}`,
@@ -266,5 +280,4 @@ export function resourcePaths(resource: ResolvedResource): Record<string, PathIt
       })
     }
   }
-  return paths
 }

@@ -40,8 +40,6 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
   const serialize = recordSerializer(resource)
   const { definition } = resource
   const base = `/${resource.basePath}`
-  const strategy = listPagingStrategy(resource)
-  const parseList = collectionQueryParser(resource, listQueryOptions(resource))
   const idOf = (ctx: Context) => ctx.params.id
   /**
    * Requests in Feathers' dialect go on to Feathers' REST transport (see `speaksFeathers`) when the app has
@@ -59,24 +57,7 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
   // Likewise `aggregate`, where the resource has aggregates; elsewhere it stays an id like any other.
   if (resource.aggregateEnabled) aggregateRoute(router, app, resource)
 
-  router.get(
-    base,
-    spec(true, async (ctx) => {
-      const request = parseList(ctx.query)
-      const query = copyWith(request, { totalCount: resource.query.enableTotalCount && strategy === 'offset' })
-      const result = await externalCall(service(), 'find', [restParams(ctx, query)])
-      if (Array.isArray(result)) {
-        ctx.body = result.map(serialize)
-        return
-      }
-      const page = result as Page<ResourceRecord>
-      ctx.body = {
-        pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.skip > 0 },
-        nodes: page.data.map(serialize),
-        ...(page.total === undefined ? {} : { totalCount: page.total })
-      }
-    })
-  )
+  router.get(base, spec(true, listHandler(resource, service, serialize)))
 
   // Feathers' REST transport would take a POST to a record's path for a create; neither dialect means that.
   router.post(`${base}/:id`, async () => {
@@ -115,6 +96,26 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
   })
   if (definition.delete?.disabled) router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`))
   else router.delete(deletePath(resource), remove)
+}
+
+/** GET at the base path: a page of records `{ pageInfo, nodes, totalCount? }`, or every one as an array. */
+function listHandler(resource: ResolvedResource, service: () => unknown, serialize: (record: ResourceRecord) => unknown) {
+  const parseList = collectionQueryParser(resource, listQueryOptions(resource))
+  const totalCount = resource.query.enableTotalCount && listPagingStrategy(resource) === 'offset'
+  return async (ctx: Context) => {
+    const query = copyWith(parseList(ctx.query), { totalCount })
+    const result = await externalCall(service(), 'find', [restParams(ctx, query)])
+    if (Array.isArray(result)) {
+      ctx.body = result.map(serialize)
+      return
+    }
+    const page = result as Page<ResourceRecord>
+    ctx.body = {
+      pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.skip > 0 },
+      nodes: page.data.map(serialize),
+      ...(page.total === undefined ? {} : { totalCount: page.total })
+    }
+  }
 }
 
 /** A disabled endpoint answers 405 before looking at anything the request carries. */
