@@ -2,7 +2,8 @@ import { badField } from '../common/errors'
 import { decodeValue } from '../resource/codec'
 import { matchesFilter } from '../query/match-filter'
 import { isCounting, type AggregatePage, type AggregateResponse, type PartitionedAggregates } from '../model/aggregate'
-import type { AggregateColumn, AggregatePlan, GroupColumn } from './plan'
+import type { AggregatePlan } from './plan'
+import type { AggregateColumn, GroupColumn } from './plan-columns'
 
 type Row = Record<string, unknown>
 export type Rows = Row[]

@@ -2,13 +2,21 @@ import type { FieldError } from '../common/errors'
 import { encodeValue } from '../resource/codec'
 import type { Filter } from '../model/query'
 import type { GroupFill } from '../model/aggregate'
-import type { GroupColumn, PlanContext, RequestChecker } from './plan'
+import type { GroupColumn } from './plan-columns'
+import type { RequestChecker } from './request-checker'
 import { bucketSeries } from './time-zone'
 
 /** A zero-filled series: every bucket's name, from the first to the last, which the statement joins to. */
 export interface FillPlan {
   group: GroupColumn
   keys: string[]
+}
+
+/** What a fill needs besides the request. */
+export interface FillContext {
+  maxFillBuckets: number
+  /** The filter the client gave (not the scope), whose bounds on a filled date field bound its series. */
+  filter?: Filter
 }
 
 interface Bounds {
@@ -55,7 +63,7 @@ function filterBounds(filter: Filter | undefined, name: string, bounds: Bounds =
 export function planFill(
   check: RequestChecker,
   groups: GroupColumn[],
-  context: PlanContext,
+  context: FillContext,
   partitioned: boolean
 ): FillPlan | undefined {
   const index = groups.findIndex((group) => group.fill)

@@ -1,7 +1,8 @@
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
 import { type Filter } from '../model/query'
 import { AGGREGATE_FUNCTIONS, isCounting, type AggregateFunction, type AggregateHaving } from '../model/aggregate'
-import type { AggregateColumn, RequestChecker } from './plan'
+import type { AggregateColumn } from './plan-columns'
+import type { RequestChecker } from './request-checker'
 
 /**
  * `having` as a filter over the aggregated rows: each aggregate a field named `count.id`, `avg.priority`, ...

@@ -1,5 +1,6 @@
 import { AGGREGATE_FUNCTIONS, isCounting, type AggregateFunction, type AggregateSortField } from '../model/aggregate'
-import type { GroupColumn, RequestChecker } from './plan'
+import type { GroupColumn } from './plan-columns'
+import type { RequestChecker } from './request-checker'
 
 /** One ORDER BY term over the aggregated rows, by alias. */
 export interface OrderTerm {

@@ -1,10 +1,17 @@
-import { badField, badInput, type FieldError } from '../common/errors'
-import { isNumericKind } from '../resource/field-kind'
-import type { ResolvedField, ResolvedResource } from '../resource/resolved'
-import { type Filter } from '../model/query'
-import { AGGREGATE_FUNCTIONS, DATE_BUCKETS, type AggregateFunction, type AggregateRequest, type DateBucket, type GroupFill } from '../model/aggregate'
-import { isTimeZone, UTC } from './time-zone'
-import { planFill, type FillPlan } from './fill'
+import { badField, badInput } from '../common/errors'
+import type { ResolvedResource } from '../resource/resolved'
+import { UTC } from '../dialect/dialect'
+import {
+  AGGREGATE_FUNCTIONS,
+  DATE_BUCKETS,
+  type AggregateRequest,
+  type DateBucket,
+  type GroupFill
+} from '../model/aggregate'
+import { isTimeZone } from './time-zone'
+import type { AggregateColumn, GroupColumn } from './plan-columns'
+import { RequestChecker } from './request-checker'
+import { planFill, type FillContext, type FillPlan } from './fill'
 import { planHaving, type HavingPlan } from './having'
 import { planOrder, type OrderTerm } from './order'
 
@@ -19,29 +26,6 @@ const REQUEST_KEYS = new Set<string>([
   ...AGGREGATE_FUNCTIONS
 ])
 const NOTHING_SELECTED = 'No aggregate fields selected'
-
-/**
- * A validated aggregate request: every name resolved to a field of the resource, every column given an alias
- * made by the plugin. Client strings never reach the SQL; only fields and aliases do.
- */
-export interface GroupColumn {
-  field: ResolvedField
-  /** The qualified column, when not the field's own column of the aggregated table. */
-  column?: string
-  /** Date fields only: the bucket their values are truncated to, in `zone`'s calendar. */
-  bucket?: DateBucket
-  zone?: string
-  fill?: GroupFill
-  alias: string
-}
-
-export interface AggregateColumn {
-  fn: AggregateFunction
-  field: ResolvedField
-  alias: string
-  /** Computed for `having` or `sorting` only, not answered. */
-  hidden?: boolean
-}
 
 export interface AggregatePaging {
   limit: number
@@ -71,83 +55,8 @@ export function groupKeys(plan: AggregatePlan): GroupColumn[] {
 }
 
 /** What the plan needs besides the request: the resource's limits and the call's filter (for fill). */
-export interface PlanContext {
+export interface PlanContext extends FillContext {
   maxGroups: number
-  maxFillBuckets: number
-  /** The filter the client gave (not the scope), whose bounds on a filled date field bound its series. */
-  filter?: Filter
-}
-
-const FILTER_ONLY = 'is filterOnly: it can be filtered on, never read'
-
-/**
- * Why a function does not apply to a field, or undefined when it does. `count` of a filterOnly field is
- * allowed (how many records have a value, which a filter on `is: null` tells as well); the other functions
- * return values, which a filterOnly field never gives away.
- */
-export function unsupported(fn: AggregateFunction, field: ResolvedField): string | undefined {
-  // The spec: non-filterable fields are absent from aggregates (groupBy-only audit columns included).
-  if (!field.filterable) return `${field.name} cannot be aggregated`
-  if (fn !== 'count' && field.filterOnly) return `${field.name} ${FILTER_ONLY}`
-  if ((fn === 'sum' || fn === 'avg') && !isNumericKind(field.kind))
-    return `${fn} applies to numeric fields only`
-  if ((fn === 'min' || fn === 'max') && field.kind === 'boolean') return `${fn} does not apply to booleans`
-  return undefined
-}
-
-/** Group keys are returned with each group: filterable and groupBy fields, never filterOnly ones. */
-export function groupable(field: ResolvedField) {
-  return (field.filterable || field.groupable) && !field.filterOnly && !field.computed
-}
-
-/** Collects every problem of one request, so that the 400 names each offending entry (`sum.0`, ...). */
-export class RequestChecker {
-  readonly errors: FieldError[] = []
-  readonly columns: AggregateColumn[] = []
-
-  constructor(
-    private resource: ResolvedResource,
-    private request: AggregateRequest
-  ) {}
-
-  problem(field: string, message: string) {
-    this.errors.push({ field, message })
-    return undefined
-  }
-
-  field(name: unknown, path: string) {
-    const field = typeof name === 'string' ? this.resource.fieldMap.get(name) : undefined
-    if (field && !field.computed) return field
-    return this.problem(path, `${this.resource.name} has no field "${name}"`)
-  }
-
-  groupField(name: unknown, path: string) {
-    const field = this.field(name, path)
-    if (field?.filterOnly) return this.problem(path, `${field.name} ${FILTER_ONLY}`)
-    if (field && !groupable(field)) return this.problem(path, `${field.name} cannot be grouped by`)
-    return field
-  }
-
-  /** The column of `fn` of the field named `name`, added (hidden) when the request does not answer it. */
-  column(fn: AggregateFunction, name: unknown, path: string): AggregateColumn | undefined {
-    const field = this.field(name, path)
-    if (!field) return undefined
-    const problem = unsupported(fn, field)
-    if (problem) return this.problem(path, problem)
-    const existing = this.columns.find((column) => column.fn === fn && column.field === field)
-    if (existing) return existing
-    const column = { fn, field, alias: `__fq_${fn}_${this.columns.length}`, hidden: true }
-    this.columns.push(column)
-    return column
-  }
-
-  list(key: keyof AggregateRequest): unknown[] {
-    const value = this.request[key]
-    if (value === undefined || value === null) return []
-    if (Array.isArray(value)) return value
-    this.problem(key, 'must be a list')
-    return []
-  }
 }
 
 function planGroups(check: RequestChecker): GroupColumn[] {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { SQLITE_BUCKET_FUNCTION } from '../dialect/date-buckets'
+import { SQLITE_BUCKET_FUNCTION } from '../dialect/sqlite'
 import type { DateBucket } from '../model/aggregate'
 import { betterSqliteClient } from '../dialect/better-sqlite3'
 import { bucketKeyOf } from './time-zone'

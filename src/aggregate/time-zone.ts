@@ -1,9 +1,11 @@
 import type { DateBucket } from '../model/aggregate'
+import { UTC } from '../dialect/dialect'
 
 /**
  * Date buckets in a time zone's calendar, in JavaScript: what SQLite computes through the function the plugin
  * registers on its connections (SQLite has no time zones), and the buckets of a zero-filled series. MariaDB
- * and PostgreSQL compute the same in SQL (`src/query/date-buckets.ts`); the tests hold all three to these.
+ * and PostgreSQL compute the same in SQL (`dateBuckets` in `dialect/mysql.ts`, `dialect/postgres.ts`); the
+ * tests hold all three to these.
  *
  * A bucket is named by the instant it starts, as `YYYY-MM-DDTHH:MM:SS` in UTC:
  * - HOUR: the local hour holding the instant, at the offset in force then, so that the two 02:00 hours of a
@@ -11,8 +13,6 @@ import type { DateBucket } from '../model/aggregate'
  * - DAY, WEEK (from Monday, ISO), MONTH, QUARTER, YEAR: from local midnight of the local date the period
  *   starts on, so buckets are 23, 24 or 25 hours long across daylight-saving changes.
  */
-
-export const UTC = 'UTC'
 
 const HOUR = 3_600_000
 

@@ -2,7 +2,8 @@ import { badField } from '../common/errors'
 import type { ResolvedField } from '../resource/resolved'
 import type { SqlColumn } from '../dialect/dialect'
 import type { SortField } from '../model/query'
-import { keyName, qualified, type SqlTarget } from './compile-filter'
+import { keyName } from './shape-key'
+import { qualified, type SqlTarget } from './sql-target'
 
 export interface SortTerm {
   field: ResolvedField

@@ -1,5 +1,5 @@
 import { badField } from '../common/errors'
-import { keyName } from './compile-filter'
+import { keyName } from './shape-key'
 import { BoundedCache } from '../common/bounded-cache'
 import { storedFields, type ResolvedField, type ResolvedResource } from '../resource/resolved'
 

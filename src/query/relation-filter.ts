@@ -1,6 +1,7 @@
 import type { ResolvedRelation, ResolvedResource } from '../resource/resolved'
-import type { Condition, SqlTarget } from './compile-filter'
 import type { Filter } from '../model/query'
+import type { Exists } from './parsed-filter'
+import type { SqlTarget } from './sql-target'
 
 /**
  * What the caller may read of each resource a filter's relation filters reach (its `authorize` filter and
@@ -8,20 +9,6 @@ import type { Filter } from '../model/query'
  * the filter is parsed, since `authorize` may be asynchronous and the compiler is not.
  */
 export type RelationScopes = ReadonlyMap<ResolvedResource, Filter | undefined>
-
-/** A relation filter as SQL: EXISTS a related row, correlated with the row of the statement around it. */
-export interface Exists {
-  exists: true
-  /** The related table under its alias. */
-  target: SqlTarget
-  /** Many-to-many: the join resource's table under its alias, joined `on` the related id. */
-  link?: { target: SqlTarget; on: [string, string]; conditions: Condition[] }
-  /** Inner column = outer column. */
-  correlation: [string, string]
-  /** Soft-delete columns of the related (and join) rows, which must be NULL. */
-  liveColumns: string[]
-  conditions: Condition[]
-}
 
 /** Under an alias of its own, so that a relation back to the same table is correlated with the outer row. */
 function aliased(outer: SqlTarget, resource: ResolvedResource, alias: string): SqlTarget {
@@ -87,9 +74,4 @@ export function relatedResources(
     relatedResources(relation.target, value as Filter, maxDepth, into, depth + 1)
   }
   return into
-}
-
-/** Whether a filter of `resource` holds a relation filter anywhere (the common answer, no, is quick). */
-export function hasRelationFilter(resource: ResolvedResource, filter: Filter | undefined): boolean {
-  return resource.relationMap.size > 0 && relatedResources(resource, filter, 1).size > 0
 }

@@ -4,7 +4,7 @@ import { shouldIgnoreGroupIndexes, tableIndexes } from '../dialect/mysql-group-i
 import type { Filter } from '../model/query'
 import type { AggregateRequest } from '../model/aggregate'
 import type { ResourceParams } from '../model/records'
-import { storedColumn } from '../query/compile-filter'
+import { storedColumn } from '../query/sql-target'
 import type { Link } from '../query/read-statements'
 import { compileAggregate, decodeAggregateRows, needsSqliteFunctions } from '../aggregate/compile'
 import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'

@@ -9,7 +9,7 @@ import {
 } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolved'
 import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../../model/aggregate'
-import { unsupported, groupable } from '../../aggregate/plan'
+import { unsupported, groupable } from '../../aggregate/request-checker'
 import { valueField } from '../../aggregate/having'
 import { comparisonType } from './comparisons'
 import { sortDirectionType, sortNullsType } from './sort-input'

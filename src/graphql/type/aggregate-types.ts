@@ -8,7 +8,7 @@ import {
 } from 'graphql'
 import type { ResolvedField, ResolvedResource } from '../../resource/resolved'
 import { DATE_BUCKETS, type AggregateFunction } from '../../model/aggregate'
-import { groupable, unsupported } from '../../aggregate/plan'
+import { groupable, unsupported } from '../../aggregate/request-checker'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
 import { groupFillType, TIME_ZONE_ARG } from './aggregate-inputs'

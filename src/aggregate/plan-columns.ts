@@ -1,0 +1,25 @@
+import type { ResolvedField } from '../resource/resolved'
+import type { AggregateFunction, DateBucket, GroupFill } from '../model/aggregate'
+
+/**
+ * The columns of a validated aggregate request: every name resolved to a field of the resource, every column
+ * given an alias made by the plugin. Client strings never reach the SQL; only fields and aliases do.
+ */
+export interface GroupColumn {
+  field: ResolvedField
+  /** The qualified column, when not the field's own column of the aggregated table. */
+  column?: string
+  /** Date fields only: the bucket their values are truncated to, in `zone`'s calendar. */
+  bucket?: DateBucket
+  zone?: string
+  fill?: GroupFill
+  alias: string
+}
+
+export interface AggregateColumn {
+  fn: AggregateFunction
+  field: ResolvedField
+  alias: string
+  /** Computed for `having` or `sorting` only, not answered. */
+  hidden?: boolean
+}
