@@ -1,7 +1,7 @@
 import { FeathersError, GeneralError, convert } from '@feathersjs/errors'
 import type { Context, Next } from './common/koa'
 import { undecodableBody } from './rest/request-body'
-import { graphqlCodeOf } from './graphql/execution/error-codes'
+import { feathersErrorExtensions, graphqlCodeOf, graphqlErrorBody } from './graphql/execution/error-codes'
 import { PayloadTooLarge, UnsupportedMediaType } from './common/errors'
 import type { FeathersQueryState } from './declarations'
 
@@ -29,10 +29,8 @@ function isGraphqlRequest(ctx: Context) {
  * own refusals are, rather than the `BAD_USER_INPUT` of an argument.
  */
 function graphqlBody(error: FeathersError) {
-  const { errors } = error as { errors?: unknown }
-  const listed = Array.isArray(errors) ? { errors } : {}
   const code = error.code === 400 ? 'BAD_REQUEST' : graphqlCodeOf(error)
-  return { errors: [{ message: error.message, extensions: { code, ...listed } }] }
+  return graphqlErrorBody(error.message, feathersErrorExtensions(error, code))
 }
 
 export type ErrorLogger = (error: unknown, ctx: Context) => void

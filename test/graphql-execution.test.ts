@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { GraphQLNonNull, GraphQLScalarType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql'
-import type { GraphqlSchemaPart } from '../src'
+import { buildGraphqlSchema, ConfigurationError, type GraphqlSchemaPart } from '../src'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { clearTables, seedTodoItems, seedSubTasks } from './support/seed'
@@ -193,6 +193,21 @@ forEachDatabase(
       } finally {
         console.error = original
       }
+    })
+
+    it('are refused at start-up where they take a name the object type has, naming both', () => {
+      const { resources } = env.server.app.get('feathersQuery')
+      const adding = (name: string): GraphqlSchemaPart => ({
+        name: 'shouting',
+        objectFields: (resource) => (resource.name === 'TodoItem' ? { [name]: { type: GraphQLString } } : {})
+      })
+      const refused = (name: string, message: RegExp) =>
+        assert.throws(
+          () => buildGraphqlSchema(resources, [adding(name)]),
+          (error: unknown) => error instanceof ConfigurationError && message.test(error.message)
+        )
+      refused('title', /TodoItem\.title of schema part "shouting" clashes with the record's own fields/)
+      refused('subTasks', /TodoItem\.subTasks of schema part "shouting" clashes with schema part "relations"/)
     })
   },
   appWithPart

@@ -232,6 +232,20 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
     }
   })
 
+  it('refuses relationIds that only JavaScript reads as integers, linking nothing', async () => {
+    const item = items[2]
+    const before = await linksOf(item)
+    // Number() reads each of these as an existing tag's id; the integer key takes decimal digits only.
+    for (const id of [`0x${tags[12].toString(16)}`, ` ${tags[11]}`, `+${tags[10]}`, `${tags[9]}.0`, '']) {
+      const response = await graphql(
+        env.server,
+        `mutation { addTagsToTodoItem(input: { id: ${item}, relationIds: [${JSON.stringify(id)}] }) { id } }`
+      )
+      assert.deepEqual(codes(response), ['BAD_USER_INPUT'], JSON.stringify(id))
+    }
+    assert.deepEqual(await linksOf(item), before)
+  })
+
   it('links over REST: POST and DELETE /todo-item-tags, with socket.io events; duplicates and unknown ids refused', async () => {
     const item = items[1]
     const before = await linksOf(item)

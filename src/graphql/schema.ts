@@ -3,25 +3,34 @@ import { ConfigurationError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolved'
 import type { GraphqlContext } from './fields/context'
 import { aggregateSchemaPart } from './fields/aggregate'
-import { resourceQueryFields } from './fields/query'
-import { GraphqlTypes, type GraphqlSchemaPart } from './type/registry'
-import { resourceMutationFields } from './fields/mutation'
-import { relationMutationFields } from './fields/relation-mutation'
-import { resourceSubscriptionFields } from './fields/subscription'
+import { mutationSchemaPart } from './fields/mutation'
+import { querySchemaPart } from './fields/query'
+import { relationSchemaPart } from './fields/relation'
+import type { GraphqlSchemaPart } from './fields/schema-part'
+import { subscriptionSchemaPart } from './fields/subscription'
+import { GraphqlTypes } from './type/registry'
+
+type RootFields = GraphQLFieldConfigMap<unknown, GraphqlContext>
 
 /**
- * The GraphQL schema of a set of resolved resources: per resource `<one>(id)` and `<many>(paging, filter,
- * sorting)` queries, object types with their relations, aggregate queries, plus what `parts` contribute;
- * the mutations and subscriptions of nestjs-query (see `mutations/` and `subscriptions/`). Invalid names are
- * reported at start-up, like every configuration mistake.
+ * The plugin's own field families. Their order is the order of the fields they add, on the root types and on
+ * each object type (relations before relation aggregates), which the printed schema shows.
  */
+const FIELD_FAMILIES: GraphqlSchemaPart[] = [
+  querySchemaPart,
+  mutationSchemaPart,
+  relationSchemaPart,
+  aggregateSchemaPart,
+  subscriptionSchemaPart
+]
+
 /** The root fields the resources contribute, refusing a name two of them would take. */
 function rootFields(
   kind: string,
   resources: ResolvedResource[],
-  contribute: (resource: ResolvedResource) => Array<GraphQLFieldConfigMap<unknown, GraphqlContext>>
+  contribute: (resource: ResolvedResource) => RootFields[]
 ) {
-  const fields: GraphQLFieldConfigMap<unknown, GraphqlContext> = {}
+  const fields: RootFields = {}
   const owner = new Map<string, string>()
   for (const resource of resources) {
     for (const [name, field] of contribute(resource).flatMap((map) => Object.entries(map))) {
@@ -35,27 +44,23 @@ function rootFields(
   return fields
 }
 
-export function buildGraphqlSchema(
-  resources: ResolvedResource[],
-  parts: GraphqlSchemaPart[] = []
-): GraphQLSchema {
-  // Aggregates are part of the specified surface, built through the same extension point as any other part.
-  const types = new GraphqlTypes([aggregateSchemaPart, ...parts])
-  const fields = rootFields('query', resources, (resource) => [
-    resourceQueryFields(types, resource),
-    ...types.parts.map((part) => part.queryFields?.(resource, types) ?? {})
-  ])
-  const mutations = rootFields('mutation', resources, (resource) => [
-    resourceMutationFields(types, resource),
-    relationMutationFields(types, resource)
-  ])
-  const subscriptions = rootFields('subscription', resources, (resource) => [resourceSubscriptionFields(types, resource)])
-  const root = (name: string, rootFieldMap: typeof fields) =>
-    Object.keys(rootFieldMap).length ? new GraphQLObjectType({ name, fields: rootFieldMap }) : undefined
+/**
+ * The GraphQL schema of a set of resolved resources, composed of the plugin's field families (per resource
+ * `<one>(id)` and `<many>(paging, filter, sorting)` queries, the mutations and subscriptions of nestjs-query,
+ * relations and aggregates) and then what `parts` contribute. A name two parts take is refused, as is an
+ * invalid schema: reported at start-up, like every configuration mistake.
+ */
+export function buildGraphqlSchema(resources: ResolvedResource[], parts: GraphqlSchemaPart[] = []): GraphQLSchema {
+  const all = [...FIELD_FAMILIES, ...parts]
+  const types = new GraphqlTypes(all)
+  const fieldsOf = (kind: 'query' | 'mutation' | 'subscription') =>
+    rootFields(kind, resources, (resource) => all.map((part) => part[`${kind}Fields`]?.(resource, types) ?? {}))
+  const root = (name: string, fields: RootFields) =>
+    Object.keys(fields).length ? new GraphQLObjectType({ name, fields }) : undefined
   const schema = new GraphQLSchema({
-    query: new GraphQLObjectType({ name: 'Query', fields }),
-    mutation: root('Mutation', mutations),
-    subscription: root('Subscription', subscriptions)
+    query: new GraphQLObjectType({ name: 'Query', fields: fieldsOf('query') }),
+    mutation: root('Mutation', fieldsOf('mutation')),
+    subscription: root('Subscription', fieldsOf('subscription'))
   })
   const errors = validateSchema(schema)
   if (errors.length) {

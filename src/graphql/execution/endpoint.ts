@@ -2,11 +2,12 @@ import type { Application } from '@feathersjs/koa'
 import type { Response } from 'graphql-http'
 import { createHandler, type RequestContext } from 'graphql-http/lib/use/koa'
 import type { Context, Next } from '../../common/koa'
-import type { ResolvedResource } from '../../resource/resolved'
+import type { PageSizes, ResolvedResource } from '../../resource/resolved'
 import { createGraphqlContext, type GraphqlContext } from '../fields/context'
 import {
   dedupeErrors,
   formatGraphqlError,
+  graphqlErrorBody,
   knownOperationTypes,
   parseWithCode,
   validateWithCode,
@@ -17,7 +18,7 @@ import { checkDocumentNesting, checkDocumentSize, operationLimits, resolveLimits
 import { documentCache } from './document-cache'
 import { graphqlPageSizes } from '../fields/collection-args'
 import { compiledExecution } from './compiled-execution'
-import type { GraphqlSchemaPart } from '../type/registry'
+import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
 
 export interface GraphqlOptions {
@@ -54,6 +55,11 @@ export function graphqlMiddleware(
     validateWithCode,
     limits.documentCacheBytes
   )
+  // Over HTTP and WebSocket alike: too large a document is refused before it is parsed.
+  const parse = (source: string) => {
+    checkDocumentSize(source, limits.maxDocumentBytes)
+    return documents.parse(source)
+  }
   const validationRules = [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))]
   const formatError = formatGraphqlError(log)
   const websocket =
@@ -62,7 +68,7 @@ export function graphqlMiddleware(
       : serveGraphqlWebSocket(app, {
           path,
           schema,
-          parse: (source) => documents.parse(source),
+          parse,
           validate: documents.validate,
           rules: validationRules,
           formatError,
@@ -70,11 +76,7 @@ export function graphqlMiddleware(
         })
   const handle = createHandler<GraphqlContext>({
     schema,
-    parse: (source) => {
-      const text = typeof source === 'string' ? source : source.body
-      checkDocumentSize(text, limits.maxDocumentBytes)
-      return documents.parse(text)
-    },
+    parse: (source) => parse(typeof source === 'string' ? source : source.body),
     validate: documents.validate,
     execute: compiledExecution(schema),
     validationRules,
@@ -127,9 +129,7 @@ function koaContext(request: { context: RequestContext }) {
 const SERIALIZED_ELSEWHERE = { data: null }
 
 const INTERNAL_ERROR: Response = [
-  JSON.stringify({
-    errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]
-  }),
+  JSON.stringify(graphqlErrorBody('Internal server error', { code: 'INTERNAL_SERVER_ERROR' })),
   {
     status: 500,
     statusText: 'Internal Server Error',
@@ -137,7 +137,8 @@ const INTERNAL_ERROR: Response = [
   }
 ]
 
-const REFUSALS: Record<number, [string, string]> = {
+/** The code and message of each refusal graphql-http answers with an empty body, by status. */
+const GRAPHQL_HTTP_REFUSALS: Record<number, [string, string]> = {
   405: ['METHOD_NOT_ALLOWED', 'GraphQL takes GET and POST requests'],
   406: ['NOT_ACCEPTABLE', 'Accept application/json or application/graphql-response+json'],
   415: ['UNSUPPORTED_MEDIA_TYPE', 'POST GraphQL requests as Content-Type: application/json']
@@ -146,7 +147,7 @@ const REFUSALS: Record<number, [string, string]> = {
 /** The code and message of a refusal with this status. */
 function refusal(ctx: Context): [string, string] {
   return (
-    REFUSALS[ctx.status] ??
+    GRAPHQL_HTTP_REFUSALS[ctx.status] ??
     (ctx.status >= 500
       ? ['INTERNAL_SERVER_ERROR', 'Internal server error']
       : ['BAD_REQUEST', ctx.message || 'Malformed GraphQL request'])
@@ -160,7 +161,7 @@ function refusal(ctx: Context): [string, string] {
  */
 function describeRefusal(ctx: Context) {
   const [code, message] = refusal(ctx)
-  answerKeepingStatus(ctx, { errors: [{ message, extensions: { code } }] })
+  answerKeepingStatus(ctx, graphqlErrorBody(message, { code }))
 }
 
 /** Sets the body and keeps the refusal's status, which Koa makes 200 with a body unless set explicitly. */
@@ -190,11 +191,14 @@ function codeRefusal(ctx: Context) {
   answerKeepingStatus(ctx, body)
 }
 
-/** The page size a connection without `first`/`last` gets, and the largest any resource allows. */
-function limitPageSizes(resources: ResolvedResource[]) {
+/**
+ * The page sizes the operation limits assume of any connection: the largest default page (one without
+ * `first`/`last`) of any resource, and the largest page any resource allows.
+ */
+function limitPageSizes(resources: ResolvedResource[]): PageSizes {
   const sizes = resources.map(graphqlPageSizes)
   return {
-    defaultSize: Math.max(...sizes.map((size) => size.default)),
-    largest: Math.max(...sizes.map((size) => size.max))
+    default: Math.max(...sizes.map((size) => size.default)),
+    max: Math.max(...sizes.map((size) => size.max))
   }
 }

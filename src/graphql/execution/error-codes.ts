@@ -20,6 +20,23 @@ export function graphqlCodeOf(error: FeathersError) {
 }
 
 /**
+ * The extensions of a Feathers error in a GraphQL response: its code (by default as `graphqlCodeOf` has it),
+ * and its `errors`, naming the offending fields, when it lists them.
+ */
+export function feathersErrorExtensions(error: FeathersError, code = graphqlCodeOf(error)) {
+  const { errors } = error as { errors?: unknown }
+  return Array.isArray(errors) ? { code, errors } : { code }
+}
+
+/**
+ * A GraphQL response body of one error, for failures that never reach execution (a refused request, a
+ * body that is not JSON, a response that cannot be serialized).
+ */
+export function graphqlErrorBody(message: string, extensions: { code: string }) {
+  return { errors: [{ message, extensions }] }
+}
+
+/**
  * The error with another message and more extensions. Execution errors come from graphql-jit, which records
  * `locations` itself rather than the nodes they are computed from, so those are carried over as they are.
  */
@@ -41,10 +58,7 @@ function withExtensions(error: GraphQLError, message: string, extensions: Record
 /** A client error keeps its message (and `errors`, naming the offending fields); a server error is hidden. */
 function fromFeathersError(error: GraphQLError, feathersError: FeathersError, log: GraphqlErrorLogger) {
   if (feathersError.code >= 400 && feathersError.code < 500) {
-    const code = graphqlCodeOf(feathersError)
-    const { errors } = feathersError as { errors?: unknown }
-    const listed = Array.isArray(errors) ? { errors } : {}
-    return withExtensions(error, feathersError.message, { code, ...listed })
+    return withExtensions(error, feathersError.message, feathersErrorExtensions(feathersError))
   }
   if (feathersError.code === 503) return withExtensions(error, feathersError.message, { code: CODES[503] })
   log((feathersError as { cause?: unknown }).cause ?? feathersError)

@@ -1,6 +1,7 @@
 import { GraphQLError, Lexer, Source, TokenKind, type ValidationRule } from 'graphql'
 import { ConfigurationError } from '../../common/errors'
-import { OperationCost, type PageSizes } from './operation-cost'
+import type { PageSizes } from '../../resource/resolved'
+import { OperationCost } from './operation-cost'
 
 export interface GraphqlLimits {
   /** Deepest nesting of fields one operation may select (default 12). */

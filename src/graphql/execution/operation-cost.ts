@@ -14,15 +14,9 @@ import {
   type SelectionSetNode,
   type ValidationContext
 } from 'graphql'
+import type { PageSizes } from '../../resource/resolved'
 import { workOf } from '../type/field-work'
 import { isRelationFilter } from '../type/filter-input'
-
-export interface PageSizes {
-  /** The page a connection without `first`/`last` gets. */
-  defaultSize: number
-  /** The largest page any resource allows: what a page size given as a variable is taken to be. */
-  largest: number
-}
 
 /** Where the walk stops: past any bound, the exact figures no longer matter. */
 export interface CostBounds {
@@ -32,19 +26,19 @@ export interface CostBounds {
 }
 
 /**
- * The page a connection field asks for (`first`, `last`, or an offset page's `limit`); a page size given as
- * a variable is assumed to be the largest.
+ * The page a connection field asks for in the document (`first`, `last`, or an offset page's `limit`): the
+ * default without one, and the largest any resource allows (`sizes.max`) for a size given as a variable.
  */
-function pageSize(field: FieldNode, sizes: PageSizes) {
+function requestedPageSize(field: FieldNode, sizes: PageSizes) {
   const paging = field.arguments?.find((argument) => argument.name.value === 'paging')
-  if (!paging) return sizes.defaultSize
-  if (paging.value.kind !== Kind.OBJECT) return sizes.largest
+  if (!paging) return sizes.default
+  if (paging.value.kind !== Kind.OBJECT) return sizes.max
   for (const name of ['first', 'last', 'limit']) {
     const size = paging.value.fields.find((entry) => entry.name.value === name)?.value
     if (size?.kind === Kind.INT) return Number(size.value)
-    if (size) return sizes.largest
+    if (size) return sizes.max
   }
-  return sizes.defaultSize
+  return sizes.default
 }
 
 /** What a batched field loads, as its dataloader is keyed: the field, its arguments, what it selects. */
@@ -205,7 +199,7 @@ export class OperationCost {
     // A relation filter looks at related records for every record it is tested on: it costs what a
     // connection of the default page size would, each time the field is resolved.
     if (definition && node.arguments?.length) {
-      this.cost += times * this.sizes.defaultSize * argumentRelationFilters(node, definition.args)
+      this.cost += times * this.sizes.default * argumentRelationFilters(node, definition.args)
     }
     // Below the deepest level allowed, the depth is reported and nothing else matters.
     if (!node.selectionSet || this.depth > this.bounds.maxDepth) return
@@ -215,7 +209,7 @@ export class OperationCost {
     } else if (work?.maxGroups) {
       if (this.selectsGroupBy(node.selectionSet, new Set())) inner = batches * work.maxGroups
     } else if (isConnection(node)) {
-      inner = times * Math.max(pageSize(node, this.sizes), 1)
+      inner = times * Math.max(requestedPageSize(node, this.sizes), 1)
     } else if (work?.listSize) {
       inner = times * work.listSize
     } else if (work?.maxGroups && this.selectsGroupBy(node.selectionSet, new Set())) {

@@ -18,7 +18,8 @@ import { aggregatePagingType, aggregateSortType, havingInputType } from '../type
 import { aggregateResponseType, type AggregateResponseOptions } from '../type/aggregate-types'
 import type { GraphqlContext } from './context'
 import { filterInputType, filterIsRequired, toFilter } from '../type/filter-input'
-import type { GraphqlSchemaPart, GraphqlTypes } from '../type/registry'
+import type { GraphqlTypes } from '../type/registry'
+import type { GraphqlSchemaPart } from './schema-part'
 import { withWork } from '../type/field-work'
 import { aggregateBatchSize } from './loaders'
 import { copyWith } from '../../common/copy-with'
@@ -205,6 +206,7 @@ function relationAggregateField(
  * `enableAggregate`, unless the relation says `enableAggregate: false`).
  */
 export const aggregateSchemaPart: GraphqlSchemaPart = {
+  name: 'aggregates',
   objectFieldsReadOnlyId: true,
   queryFields(resource, types) {
     if (!resource.aggregateEnabled) return {}

@@ -78,8 +78,11 @@ export function collectionArgs(
   }
 }
 
-/** A connection request in the query model. */
-export interface CollectionRequest {
+/**
+ * What a collection field (root or relation) asks the service for: the page of records its arguments and
+ * selection name, in the query model.
+ */
+export interface PageRequest {
   strategy: ResolvedPaging['strategy']
   filter?: Filter
   sorting: SortField[]
@@ -119,16 +122,16 @@ const RECORDS_AT: Record<ResolvedPaging['strategy'], string[]> = {
  * The request of a collection field named `connection` (the type name, which keyset cursors belong to) of
  * `resource` records paged as `paging` says.
  */
-export function collectionRequest(
+export function pageRequest(
   resource: ResolvedResource,
   args: Record<string, unknown>,
   info: GraphQLResolveInfo,
   { paging = resource.graphqlPaging, connection }: { paging?: ResolvedPaging; connection: string }
-): CollectionRequest {
+): PageRequest {
   const filter = toFilter(resource, args.filter)
   const sorting = toSorting(args.sorting)
   const sizes = graphqlPageSizes(resource)
-  const request: CollectionRequest = {
+  const request: PageRequest = {
     strategy: paging.strategy,
     filter,
     sorting,

@@ -3,7 +3,7 @@ import { GraphQLList, GraphQLNonNull, type GraphQLObjectType, type GraphQLOutput
 import type { ResolvedPaging, ResolvedResource } from '../../resource/resolved'
 import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
-import type { CollectionRequest } from './collection-args'
+import type { PageRequest } from './collection-args'
 import { cursorPage, pagedType, toConnection, toKeysetConnection } from '../type/connection'
 import { offsetPage, toOffsetConnection } from '../type/offset-connection'
 import type { GraphqlTypes } from '../type/registry'
@@ -38,7 +38,7 @@ export function collectionType(types: GraphqlTypes, shape: CollectionShape): Gra
 export function collectionResult(
   target: ResolvedResource,
   page: Page<ResourceRecord>,
-  request: CollectionRequest
+  request: PageRequest
 ) {
   switch (request.strategy) {
     case 'none':

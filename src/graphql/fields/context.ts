@@ -1,29 +1,15 @@
-import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '@feathersjs/koa'
 import type { Context as KoaContext } from '../../common/koa'
 import type { ResolvedResource } from '../../resource/resolved'
 import type { Filter, ResourceQuery } from '../../model/query'
-import type { AggregatePage, AggregateRequest, AggregateResponse, PartitionedAggregates } from '../../model/aggregate'
-import type { SubscriptionKind } from './resource-events'
-import { resourceService, type ResourceService } from '../../service/resource-service'
-import type { ResourceParams, ResourceRecord } from '../../model/records'
+import { resourceService } from '../../service/resource-service'
+import type { ResourceParams } from '../../model/records'
 import { eventsHandedToBroker } from '../../feathers/broker'
 import { ambientTransaction, inAmbientTransaction } from '../../service/transaction'
+import { copyWith } from '../../common/copy-with'
 import { ConcurrencyLimit } from './concurrency'
 import { RelationLoaders } from './loaders'
-import { copyWith } from '../../common/copy-with'
-
-/** The service methods GraphQL reads and writes through. */
-export type GraphqlService = Pick<ResourceService, 'find' | 'get' | 'aggregate' | 'create' | 'patch' | 'remove'>
-
-/** Calls resource services on behalf of one GraphQL request. */
-export interface ServiceCaller {
-  service(resource: ResolvedResource): GraphqlService
-  /** Params for one service call: the request's params with this call's query. */
-  params(query?: ResourceQuery): ResourceParams
-  /** Runs `work` in one transaction that the service calls it makes join (see `inAmbientTransaction`). */
-  inTransaction<T>(resource: ResolvedResource, work: () => Promise<T>): Promise<T>
-}
+import { LimitedService, type GraphqlService, type ServiceCaller } from './service-caller'
 
 /**
  * The GraphQL context value: one per HTTP request, so dataloader caches never outlive it. (A type literal,
@@ -38,62 +24,12 @@ export type GraphqlContext = {
   events?: SubscriptionSource
 }
 
+/** nestjs-query's subscriptions, by what they report. */
+export type SubscriptionKind = 'created' | 'updatedOne' | 'updatedMany' | 'deletedOne' | 'deletedMany'
+
 /** Where a subscription's events come from: the resource's events, as this connection may see them. */
 export interface SubscriptionSource {
   listen(resource: ResolvedResource, kind: SubscriptionKind, filter: Filter | undefined): AsyncIterableIterator<unknown>
-}
-
-/**
- * The resource's service, each read run through `limited`. A read is one statement, or a page and its
- * count, so `limited`'s slots bound the connections the reads hold at once. Writes come from mutations,
- * which run one after the other. (Methods on a prototype: every request makes one of these per resource
- * it reads, and as many closures or bound functions per request cost more than the small reads they wrap.)
- */
-class LimitedService implements GraphqlService {
-  constructor(
-    private readonly service: ResourceService,
-    private readonly limited: ConcurrencyLimit
-  ) {}
-
-  find(params?: ResourceParams) {
-    return this.limited.run(() => this.service.find(params))
-  }
-
-  get(id: Id, params?: ResourceParams) {
-    return this.limited.run(() => this.service.get(id, params))
-  }
-
-  aggregate(request: AggregateRequest & { partitionBy: string }, params?: ResourceParams): Promise<PartitionedAggregates>
-  aggregate(
-    request: AggregateRequest & { partitionBy?: undefined; paging: object },
-    params?: ResourceParams
-  ): Promise<AggregatePage>
-  aggregate(request: AggregateRequest & { partitionBy?: undefined }, params?: ResourceParams): Promise<AggregateResponse[]>
-  aggregate(
-    request: AggregateRequest,
-    params?: ResourceParams
-  ): Promise<AggregateResponse[] | AggregatePage | PartitionedAggregates>
-  aggregate(request: AggregateRequest, params?: ResourceParams) {
-    return this.limited.run(() => this.service.aggregate(request, params))
-  }
-
-  create(data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
-  create(data: ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord[]>
-  create(data: ResourceRecord | ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
-    return Array.isArray(data) ? this.service.create(data, params) : this.service.create(data, params)
-  }
-
-  patch(id: Id, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
-  patch(id: null, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord[]>
-  patch(id: NullableId, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
-    return id === null ? this.service.patch(id, data, params) : this.service.patch(id, data, params)
-  }
-
-  remove(id: Id, params?: ResourceParams): Promise<ResourceRecord>
-  remove(id: null, params?: ResourceParams): Promise<ResourceRecord[]>
-  remove(id: NullableId, params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
-    return id === null ? this.service.remove(id, params) : this.service.remove(id, params)
-  }
 }
 
 /**

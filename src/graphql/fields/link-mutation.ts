@@ -6,9 +6,10 @@ import type { ResolvedJoin, ResolvedManyToManyRelation, ResolvedResource } from 
 import type { ResourceRecord } from '../../model/records'
 import { maxMultiOf } from '../../service/multi'
 import type { GraphqlContext } from './context'
+import { asForeignKey } from '../type/field-types'
 import type { GraphqlTypes } from '../type/registry'
 import { namingFields } from './input-errors'
-import { asForeignKey, manyRelationMutationFields } from './relation-input'
+import { manyRelationMutationFields } from './relation-input'
 
 /** Whether links can be made and unmade: the join resource's create and remove are enabled. */
 export function linkable(join: ResolvedJoin) {

@@ -1,20 +1,21 @@
 import DataLoader from 'dataloader'
 import type { FieldNode } from 'graphql'
-import type { ResolvedField, ResolvedManyRelation, ResolvedOneRelation, ResolvedResource } from '../../resource/resolved'
+import type { ResolvedManyRelation, ResolvedOneRelation, ResolvedResource } from '../../resource/resolved'
 import { andFilters } from '../../query/filters'
 import type { Filter, LinkQuery, Scalar } from '../../model/query'
 import type { AggregateRequest, AggregateResponse, PartitionedAggregates } from '../../model/aggregate'
 import type { Page, PartitionedPages } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
-import type { CollectionRequest } from './collection-args'
-import type { ServiceCaller } from './context'
 import { copyWith } from '../../common/copy-with'
+import { asForeignKey } from '../type/field-types'
+import type { PageRequest } from './collection-args'
+import type { ServiceCaller } from './service-caller'
 
 /**
  * The loader key of each relation request, which parents of one page share (see `sameRequest`): made once,
  * not once per parent (a string of the request's JSON, hashed again for every lookup when made anew).
  */
-const requestKeys = new WeakMap<CollectionRequest, { relation: ResolvedManyRelation; key: string }>()
+const requestKeys = new WeakMap<PageRequest, { relation: ResolvedManyRelation; key: string }>()
 
 /** Parents per statement; well below the SQL compiler's limit on `in` lists. */
 export const MAX_BATCH = 500
@@ -33,13 +34,6 @@ function relationKey(relation: ResolvedManyRelation) {
   const { target, through } = relation
   if (!through) return `${target.name}.${relation.foreignKey.name}`
   return `${target.name}<${through.resource.name}.${through.foreignKey.name}.${through.otherKey.name}`
-}
-
-/** A parent id as the foreign key field stores it (e.g. SubTask.todoItemId is a String, TodoItem.id an Int). */
-function asForeignKey(field: ResolvedField, value: unknown) {
-  if (field.kind === 'string') return String(value)
-  if (field.kind === 'integer' || field.kind === 'number') return Number(value)
-  return value
 }
 
 /**
@@ -70,7 +64,7 @@ function parentKeyField(relation: ResolvedManyRelation) {
   return relation.through ? relation.through.foreignKey : relation.foreignKey
 }
 
-function emptyPage(request: CollectionRequest): Page<ResourceRecord> {
+function emptyPage(request: PageRequest): Page<ResourceRecord> {
   const { limit, offset } = request.window
   const page: Page<ResourceRecord> = { data: [], limit, skip: offset, hasNextPage: false }
   if (request.totalCount) page.total = 0
@@ -92,7 +86,7 @@ export class RelationLoaders {
   private readonly loaders = new Map<string, DataLoader<unknown, unknown, string>>()
 
   /** The request each relation field worked out in this execution, by its nodes (see `sameRequest`). */
-  readonly fieldRequests = new Map<readonly FieldNode[], CollectionRequest>()
+  readonly fieldRequests = new Map<readonly FieldNode[], PageRequest>()
 
   constructor(private readonly caller: ServiceCaller) {}
 
@@ -113,7 +107,7 @@ export class RelationLoaders {
    * A page of the relation's records per parent id, all parents in one partitioned `find` (each parent gets
    * its own window, e.g. its own first 10). Parents without records get an empty page.
    */
-  many(relation: ResolvedManyRelation, request: CollectionRequest) {
+  many(relation: ResolvedManyRelation, request: PageRequest) {
     const { target } = relation
     const parentKey = parentKeyField(relation)
     let known = requestKeys.get(request)

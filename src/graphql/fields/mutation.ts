@@ -12,12 +12,178 @@ import { inputObject, namedFilter, nonNull, requiredFilter } from '../type/input
 import { namingInput } from './input-errors'
 import { deleteManyResponseType, deleteResponseType, updateManyResponseType } from '../type/mutation-responses'
 import { copyWith } from '../../common/copy-with'
+import type { GraphqlSchemaPart } from './schema-part'
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphqlContext>
 type Input = Record<string, unknown>
 
 /** graphql-js hands input objects over with null prototypes; the services get plain ones. */
 const plain = (value: unknown) => ({ ...(value as Input) })
+
+/** `createOne<R>` and, where `multi` allows it, `createMany<Rs>`. */
+function createMutations(types: GraphqlTypes, resource: ResolvedResource): Fields {
+  const { definition, name, singular, plural } = resource
+  const Plural = upperFirst(plural)
+  const node = () => objectType(types, resource)
+  const create = definition.create?.disabled ? undefined : createInputType(types, resource)
+  if (!create) return {}
+  const fields: Fields = {}
+  fields[`createOne${name}`] = withWork(
+    {
+      type: nonNull(node()),
+      args: {
+        input: {
+          type: nonNull(
+            inputObject(types, `CreateOne${name}Input`, {
+              [singular]: [nonNull(create), 'The record to create']
+            })
+          )
+        }
+      },
+      resolve: (_source, args, context) =>
+        namingInput(`input.${singular}`, () =>
+          context.service(resource).create(plain((args.input as Input)[singular]), context.params())
+        )
+    },
+    { statements: 'once' }
+  )
+  if (allowsMulti(resource, 'create')) {
+    fields[`createMany${Plural}`] = withWork(
+      {
+        type: nonNull(new GraphQLList(nonNull(node()))),
+        args: {
+          input: {
+            type: nonNull(
+              inputObject(types, `CreateMany${Plural}Input`, {
+                [plural]: [nonNull(new GraphQLList(nonNull(create))), 'Array of records to create']
+              })
+            )
+          }
+        },
+        resolve: (_source, args, context) =>
+          namingInput(`input.${plural}`, () =>
+            context
+              .service(resource)
+              .create(((args.input as Input)[plural] as unknown[]).map(plain), context.params())
+          )
+      },
+      { statements: 'once' }
+    )
+  }
+  return fields
+}
+
+/** `updateOne<R>` and, where `multi` allows it, `updateMany<Rs>` (by a filter that must hold a condition). */
+function updateMutations(types: GraphqlTypes, resource: ResolvedResource): Fields {
+  const { definition, name, plural } = resource
+  const Plural = upperFirst(plural)
+  const node = () => objectType(types, resource)
+  const update = definition.update?.disabled ? undefined : updateInputType(types, resource)
+  if (!update) return {}
+  const fields: Fields = {}
+  fields[`updateOne${name}`] = withWork(
+    {
+      type: nonNull(node()),
+      args: {
+        input: {
+          type: nonNull(
+            inputObject(types, `UpdateOne${name}Input`, {
+              id: [nonNull(GraphQLID), 'The id of the record to update'],
+              update: [nonNull(update), 'The update to apply.']
+            })
+          )
+        }
+      },
+      resolve: (_source, args, context) => {
+        const input = args.input as Input
+        return namingInput('input.update', () =>
+          context.service(resource).patch(input.id as string, plain(input.update), context.params())
+        )
+      }
+    },
+    { statements: 'once' }
+  )
+  if (allowsMulti(resource, 'patch')) {
+    fields[`updateMany${Plural}`] = withWork(
+      {
+        type: nonNull(updateManyResponseType(types)),
+        args: {
+          input: {
+            type: nonNull(
+              inputObject(types, `UpdateMany${Plural}Input`, {
+                filter: [namedFilter(types, resource, 'Update'), 'Filter used to find fields to update'],
+                update: [nonNull(update), 'The update to apply to all records found using the filter']
+              })
+            )
+          }
+        },
+        async resolve(_source, args, context) {
+          const input = args.input as Input
+          const filter = requiredFilter(resource, input.filter)
+          const updated = await namingInput('input.update', () =>
+            context.service(resource).patch(null, plain(input.update), context.params({ filter }))
+          )
+          return { updatedCount: updated.length }
+        }
+      },
+      { statements: 'once' }
+    )
+  }
+  return fields
+}
+
+/** `deleteOne<R>` and, where `multi` allows it, `deleteMany<Rs>` (by a filter that must hold a condition). */
+function deleteMutations(types: GraphqlTypes, resource: ResolvedResource): Fields {
+  const { definition, name, plural } = resource
+  const Plural = upperFirst(plural)
+  if (definition.delete?.disabled) return {}
+  const fields: Fields = {}
+  fields[`deleteOne${name}`] = withWork(
+    {
+      type: nonNull(deleteResponseType(types, resource)),
+      args: {
+        input: {
+          type: nonNull(
+            inputObject(types, `DeleteOne${name}Input`, {
+              id: [nonNull(GraphQLID), 'The id of the record to delete.']
+            })
+          )
+        }
+      },
+      async resolve(_source, args, context) {
+        const removed: ResourceRecord = await context
+          .service(resource)
+          .remove((args.input as Input).id as string, context.params())
+        // As nestjs-query answers it: the record as it was, without the id it no longer has.
+        return copyWith(removed, { [resource.idField.name]: null })
+      }
+    },
+    { statements: 'once' }
+  )
+  if (allowsMulti(resource, 'remove')) {
+    fields[`deleteMany${Plural}`] = withWork(
+      {
+        type: nonNull(deleteManyResponseType(types)),
+        args: {
+          input: {
+            type: nonNull(
+              inputObject(types, `DeleteMany${Plural}Input`, {
+                filter: [namedFilter(types, resource, 'Delete'), 'Filter to find records to delete']
+              })
+            )
+          }
+        },
+        async resolve(_source, args, context) {
+          const filter = requiredFilter(resource, (args.input as Input).filter)
+          const removed = await context.service(resource).remove(null, context.params({ filter }))
+          return { deletedCount: removed.length }
+        }
+      },
+      { statements: 'once' }
+    )
+  }
+  return fields
+}
 
 /**
  * The mutations of a resource, with nestjs-query's names and shapes: `createOne<R>`/`createMany<Rs>`,
@@ -26,155 +192,15 @@ const plain = (value: unknown) => ({ ...(value as Input) })
  * over REST. A disabled endpoint has no mutations; the many-mutations exist where `multi` allows the method
  * and change at most `maxMulti` records, in one transaction.
  */
-export function resourceMutationFields(types: GraphqlTypes, resource: ResolvedResource): Fields {
-  const { definition, name, singular, plural } = resource
-  const Plural = upperFirst(plural)
-  const node = () => objectType(types, resource)
-  const fields: Fields = {}
-
-  const create = definition.create?.disabled ? undefined : createInputType(types, resource)
-  if (create) {
-    fields[`createOne${name}`] = withWork(
-      {
-        type: nonNull(node()),
-        args: {
-          input: {
-            type: nonNull(
-              inputObject(types, `CreateOne${name}Input`, {
-                [singular]: [nonNull(create), 'The record to create']
-              })
-            )
-          }
-        },
-        resolve: (_source, args, context) =>
-          namingInput(`input.${singular}`, () =>
-            context.service(resource).create(plain((args.input as Input)[singular]), context.params())
-          )
-      },
-      { statements: 'once' }
-    )
-    if (allowsMulti(resource, 'create')) {
-      fields[`createMany${Plural}`] = withWork(
-        {
-          type: nonNull(new GraphQLList(nonNull(node()))),
-          args: {
-            input: {
-              type: nonNull(
-                inputObject(types, `CreateMany${Plural}Input`, {
-                  [plural]: [nonNull(new GraphQLList(nonNull(create))), 'Array of records to create']
-                })
-              )
-            }
-          },
-          resolve: (_source, args, context) =>
-            namingInput(`input.${plural}`, () =>
-              context
-                .service(resource)
-                .create(((args.input as Input)[plural] as unknown[]).map(plain), context.params())
-            )
-        },
-        { statements: 'once' }
-      )
-    }
+function resourceMutationFields(types: GraphqlTypes, resource: ResolvedResource): Fields {
+  return {
+    ...createMutations(types, resource),
+    ...updateMutations(types, resource),
+    ...deleteMutations(types, resource)
   }
+}
 
-  const update = definition.update?.disabled ? undefined : updateInputType(types, resource)
-  if (update) {
-    fields[`updateOne${name}`] = withWork(
-      {
-        type: nonNull(node()),
-        args: {
-          input: {
-            type: nonNull(
-              inputObject(types, `UpdateOne${name}Input`, {
-                id: [nonNull(GraphQLID), 'The id of the record to update'],
-                update: [nonNull(update), 'The update to apply.']
-              })
-            )
-          }
-        },
-        resolve: (_source, args, context) => {
-          const input = args.input as Input
-          return namingInput('input.update', () =>
-            context.service(resource).patch(input.id as string, plain(input.update), context.params())
-          )
-        }
-      },
-      { statements: 'once' }
-    )
-    if (allowsMulti(resource, 'patch')) {
-      fields[`updateMany${Plural}`] = withWork(
-        {
-          type: nonNull(updateManyResponseType(types)),
-          args: {
-            input: {
-              type: nonNull(
-                inputObject(types, `UpdateMany${Plural}Input`, {
-                  filter: [namedFilter(types, resource, 'Update'), 'Filter used to find fields to update'],
-                  update: [nonNull(update), 'The update to apply to all records found using the filter']
-                })
-              )
-            }
-          },
-          async resolve(_source, args, context) {
-            const input = args.input as Input
-            const filter = requiredFilter(resource, input.filter)
-            const updated = await namingInput('input.update', () =>
-              context.service(resource).patch(null, plain(input.update), context.params({ filter }))
-            )
-            return { updatedCount: updated.length }
-          }
-        },
-        { statements: 'once' }
-      )
-    }
-  }
-
-  if (!definition.delete?.disabled) {
-    fields[`deleteOne${name}`] = withWork(
-      {
-        type: nonNull(deleteResponseType(types, resource)),
-        args: {
-          input: {
-            type: nonNull(
-              inputObject(types, `DeleteOne${name}Input`, {
-                id: [nonNull(GraphQLID), 'The id of the record to delete.']
-              })
-            )
-          }
-        },
-        async resolve(_source, args, context) {
-          const removed: ResourceRecord = await context
-            .service(resource)
-            .remove((args.input as Input).id as string, context.params())
-          // As nestjs-query answers it: the record as it was, without the id it no longer has.
-          return copyWith(removed, { [resource.idField.name]: null })
-        }
-      },
-      { statements: 'once' }
-    )
-    if (allowsMulti(resource, 'remove')) {
-      fields[`deleteMany${Plural}`] = withWork(
-        {
-          type: nonNull(deleteManyResponseType(types)),
-          args: {
-            input: {
-              type: nonNull(
-                inputObject(types, `DeleteMany${Plural}Input`, {
-                  filter: [namedFilter(types, resource, 'Delete'), 'Filter to find records to delete']
-                })
-              )
-            }
-          },
-          async resolve(_source, args, context) {
-            const filter = requiredFilter(resource, (args.input as Input).filter)
-            const removed = await context.service(resource).remove(null, context.params({ filter }))
-            return { deletedCount: removed.length }
-          }
-        },
-        { statements: 'once' }
-      )
-    }
-  }
-  return fields
+export const mutationSchemaPart: GraphqlSchemaPart = {
+  name: 'mutations',
+  mutationFields: (resource, types) => resourceMutationFields(types, resource)
 }

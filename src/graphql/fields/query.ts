@@ -2,19 +2,20 @@ import { GraphQLID, GraphQLNonNull, type GraphQLFieldConfigMap } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolved'
 import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
-import { collectionArgs, collectionRequest } from './collection-args'
+import { collectionArgs, pageRequest } from './collection-args'
 import { collectionResult, collectionType } from './collection'
 import { selectedRecordFields } from './selection'
 import type { GraphqlContext } from './context'
 import { objectType } from '../type/object-type'
 import { collectionWork, withWork } from '../type/field-work'
 import type { GraphqlTypes } from '../type/registry'
+import type { GraphqlSchemaPart } from './schema-part'
 
 /**
  * The root queries of a resource: `todoItem(id)` through the service's `get` and `todoItems(paging, filter,
  * sorting)` through its `find`, so every hook of the service applies.
  */
-export function resourceQueryFields(
+function resourceQueryFields(
   types: GraphqlTypes,
   resource: ResolvedResource
 ): GraphQLFieldConfigMap<unknown, GraphqlContext> {
@@ -41,7 +42,7 @@ export function resourceQueryFields(
         type: collectionType(types, { ...shape, countedApart: true }),
         args: collectionArgs(types, resource),
         async resolve(_source, args, context, info) {
-          const request = collectionRequest(resource, args, info, { connection: shape.name })
+          const request = pageRequest(resource, args, info, { connection: shape.name })
           const page = (await context.service(resource).find(
             context.params({
               filter: request.filter,
@@ -58,4 +59,9 @@ export function resourceQueryFields(
       collectionWork({ statements: 'once' }, resource, paging)
     )
   }
+}
+
+export const querySchemaPart: GraphqlSchemaPart = {
+  name: 'queries',
+  queryFields: (resource, types) => resourceQueryFields(types, resource)
 }

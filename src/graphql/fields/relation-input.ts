@@ -1,7 +1,7 @@
 import { GraphQLID, GraphQLList, type GraphQLFieldConfigMap } from 'graphql'
 import { badField } from '../../common/errors'
 import { upperFirst } from '../../resource/naming'
-import type { ResolvedField, ResolvedManyRelation, ResolvedResource } from '../../resource/resolved'
+import type { ResolvedManyRelation, ResolvedResource } from '../../resource/resolved'
 import { maxMultiOf } from '../../service/multi'
 import type { GraphqlContext } from './context'
 import { withWork } from '../type/field-work'
@@ -11,14 +11,6 @@ import { inputObject, nonNull } from '../type/inputs'
 
 /** The input of nestjs-query's relation mutations: `{ id, relationId }` or `{ id, relationIds }`. */
 export type RelationInput = { id: string; relationId?: string; relationIds?: string[] }
-
-/** An id as the foreign key stores it: GraphQL's `ID` is a string, an integer key takes a number. */
-export function asForeignKey(field: ResolvedField, id: unknown) {
-  const text = String(id)
-  return (field.kind === 'integer' || field.kind === 'number') && /^-?[0-9]+$/.test(text)
-    ? Number(text)
-    : text
-}
 
 /** The id of the record the caller may read, or NOT_FOUND: a hidden parent is as missing as in a query. */
 export async function readable(context: GraphqlContext, resource: ResolvedResource, id: string) {

@@ -7,13 +7,14 @@ import type { ResourceRecord } from '../../model/records'
 import { maxMultiOf } from '../../service/multi'
 import type { GraphqlContext } from './context'
 import { withWork } from '../type/field-work'
+import { asForeignKey } from '../type/field-types'
 import { objectType } from '../type/object-type'
 import type { GraphqlTypes } from '../type/registry'
 import { inputObject, nonNull } from '../type/inputs'
 import { namingFields } from './input-errors'
 import { updateSchemaOf } from '../../resource/input-schemas'
 import { linkMutationFields, linkable } from './link-mutation'
-import { asForeignKey, manyRelationMutationFields, readable, type RelationInput } from './relation-input'
+import { manyRelationMutationFields, readable, type RelationInput } from './relation-input'
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphqlContext>
 type Input = RelationInput

@@ -1,5 +1,6 @@
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolved'
+import { readsOnlyId } from '../type/object-type'
 
 /**
  * The fields a selection set selects, by field name (aliases and fragments resolved), added to `into`. A
@@ -42,13 +43,6 @@ export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
   return selectedBelow(info, info.fieldNodes).has(name)
 }
 
-/** Per resource, the object fields that read nothing of the record but its id, as the object type declares. */
-const idOnlyFields = new WeakMap<ResolvedResource, Set<string>>()
-
-export function markIdOnlyFields(resource: ResolvedResource, names: Set<string>) {
-  idOnlyFields.set(resource, names)
-}
-
 const recordFieldsCache = new WeakMap<readonly FieldNode[], string[] | undefined>()
 
 /**
@@ -81,7 +75,7 @@ function recordFields(info: GraphQLResolveInfo, resource: ResolvedResource, path
     const one = resource.one.find((relation) => relation.name === name)
     if (field?.serialized) needed.add(name)
     else if (one) needed.add(one.foreignKey.name)
-    else if (name !== '__typename' && !idOnlyFields.get(resource)?.has(name)) return undefined
+    else if (name !== '__typename' && !readsOnlyId(resource, name)) return undefined
   }
   return [...needed]
 }

@@ -2,16 +2,16 @@ import { BadRequest } from '@feathersjs/errors'
 import { GraphQLNonNull, type GraphQLFieldConfigMap, type GraphQLInputType } from 'graphql'
 import { upperFirst } from '../../resource/naming'
 import type { ResolvedResource } from '../../resource/resolved'
-import type { GraphqlContext } from './context'
+import type { GraphqlContext, SubscriptionKind } from './context'
 import { toFilter } from '../type/filter-input'
 import { withWork } from '../type/field-work'
 import { RelationLoaders } from './loaders'
 import { objectType } from '../type/object-type'
 import type { GraphqlTypes } from '../type/registry'
+import type { GraphqlSchemaPart } from './schema-part'
 import { inputObject, namedFilter } from '../type/inputs'
 import { allowsMulti } from '../../service/multi'
 import { deleteManyResponseType, deleteResponseType, updateManyResponseType } from '../type/mutation-responses'
-import type { SubscriptionKind } from './resource-events'
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphqlContext>
 
@@ -56,7 +56,7 @@ function subscriptionField(
  * `deletedOne<R>` and `deletedMany<Rs>`, the one-record ones with an optional `input: { filter }`. They exist
  * where the matching mutations do, and report writes from every transport (see `ResourceEvents`).
  */
-export function resourceSubscriptionFields(types: GraphqlTypes, resource: ResolvedResource): Fields {
+function resourceSubscriptionFields(types: GraphqlTypes, resource: ResolvedResource): Fields {
   const { definition, name } = resource
   const Plural = upperFirst(resource.plural)
   const node = () => new GraphQLNonNull(objectType(types, resource))
@@ -99,4 +99,9 @@ export function resourceSubscriptionFields(types: GraphqlTypes, resource: Resolv
     }
   }
   return fields
+}
+
+export const subscriptionSchemaPart: GraphqlSchemaPart = {
+  name: 'subscriptions',
+  subscriptionFields: (resource, types) => resourceSubscriptionFields(types, resource)
 }

@@ -1,7 +1,7 @@
 import { NotAuthenticated } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
 import { GraphQLError, specifiedRules, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql'
-import type { Context } from 'graphql-ws'
+import type { Context, ServerOptions } from 'graphql-ws'
 import { useServer, type Extra } from 'graphql-ws/use/ws'
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -10,9 +10,8 @@ import type { ResolvedResource } from '../../resource/resolved'
 import { resourceService } from '../../service/resource-service'
 import type { ResourceParams } from '../../model/records'
 import { graphqlContextOf, type SubscriptionSource } from '../fields/context'
-import { checkDocumentSize } from '../execution/limits'
 import { eventStream } from './event-stream'
-import { ResourceEvents } from '../fields/resource-events'
+import { ResourceEvents } from './resource-events'
 import { copyWith } from '../../common/copy-with'
 
 /** Close code of a connection whose client left more than `maxQueuedEvents` events of a subscription unread. */
@@ -21,6 +20,7 @@ export const SLOW_CONSUMER_CLOSE_CODE = 4429
 export interface WebSocketOptions {
   path: string
   schema: GraphQLSchema
+  /** Parses a document, or refuses it with a GraphQLError (too large, unparsable). */
   parse(source: string): DocumentNode
   validate(
     schema: GraphQLSchema,
@@ -30,14 +30,15 @@ export interface WebSocketOptions {
   rules: readonly ValidationRule[]
   formatError(error: GraphQLError): GraphQLError
   limits: {
-    maxDocumentBytes: number
     maxConcurrentStatements: number
     maxSubscriptions: number
     maxQueuedEvents: number
   }
 }
 
-type ConnectionContext = Context<Record<string, unknown> | undefined, Extra & Record<PropertyKey, unknown>>
+type ConnectionPayload = Record<string, unknown> | undefined
+type ConnectionExtra = Extra & Record<PropertyKey, unknown>
+type ConnectionContext = Context<ConnectionPayload, ConnectionExtra>
 
 /** The access token a client sent in `connectionParams`: `accessToken`, or an `Authorization: Bearer` value. */
 function tokenOf(connectionParams: Record<string, unknown> | undefined) {
@@ -67,113 +68,104 @@ async function connectionParamsOf(app: Application, context: ConnectionContext):
   return copyWith(params, { authentication, user: result.user }) as ResourceParams
 }
 
-/**
- * GraphQL over WebSocket (the graphql-ws protocol) at the GraphQL path of the application's HTTP server:
- * subscriptions, and queries and mutations too, with the same schema, document limits, validation rules,
- * error codes and service calls as over HTTP. At most `maxSubscriptions` operations run at once per
- * connection (more are refused, TOO_MANY_SUBSCRIPTIONS); a subscriber that leaves more than
- * `maxQueuedEvents` events unread loses its connection (close code 4429). Started by `app.listen` (Feathers'
- * `setup` with the server), stopped by `app.teardown`.
- */
-export function serveGraphqlWebSocket(app: Application, options: WebSocketOptions) {
+/** The subscribers of each resource, made on the first subscription to it. */
+function eventHubs(app: Application) {
   const hubs = new Map<ResolvedResource, ResourceEvents>()
-  const hubOf = (resource: ResolvedResource) => {
-    let hub = hubs.get(resource)
-    if (!hub) {
-      hub = new ResourceEvents(resource, resourceService(app, resource) as never)
-      hubs.set(resource, hub)
-    }
-    return hub
+  return {
+    of(resource: ResolvedResource) {
+      let hub = hubs.get(resource)
+      if (!hub) {
+        hub = new ResourceEvents(resource, resourceService(app, resource) as never)
+        hubs.set(resource, hub)
+      }
+      return hub
+    },
+    subscriberCount: (resource: ResolvedResource) => hubs.get(resource)?.size ?? 0
   }
+}
+
+/** The events a connection's subscriptions hear; one that leaves too many unread loses its connection. */
+function eventsOf(
+  hubs: ReturnType<typeof eventHubs>,
+  maxQueuedEvents: number,
+  params: ResourceParams,
+  socket: Extra['socket']
+): SubscriptionSource {
+  return {
+    listen(resource, kind, filter) {
+      let remove = () => {}
+      const stream = eventStream(
+        maxQueuedEvents,
+        () => socket.close(SLOW_CONSUMER_CLOSE_CODE, `More than ${maxQueuedEvents} events unread`),
+        () => remove()
+      )
+      remove = hubs.of(resource).add({ kind, filter, params, deliver: stream.push })
+      return stream.iterator
+    }
+  }
+}
+
+function tooManySubscriptions(maxSubscriptions: number) {
+  return new GraphQLError(`A connection runs at most ${maxSubscriptions} operations at once.`, {
+    extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', maxSubscriptions }
+  })
+}
+
+/**
+ * graphql-ws' hooks: a connection authenticated once, each operation parsed, validated and given a context as
+ * over HTTP, every error formatted with its code.
+ */
+function serverOptions(app: Application, options: WebSocketOptions, hubs: ReturnType<typeof eventHubs>) {
+  const { limits } = options
   const connections = new WeakMap<ConnectionContext, ResourceParams>()
   // As graphql-http does over HTTP: GraphQL's own rules, then the plugin's. The documents' cache keeps one
   // judgement per document, so both transports must judge with the same rules.
   const rules = [...specifiedRules, ...options.rules]
-
-  const eventsOf = (params: ResourceParams, socket: Extra['socket']): SubscriptionSource => ({
-    listen(resource, kind, filter) {
-      let remove = () => {}
-      const stream = eventStream(
-        options.limits.maxQueuedEvents,
-        () =>
-          socket.close(SLOW_CONSUMER_CLOSE_CODE, `More than ${options.limits.maxQueuedEvents} events unread`),
-        () => remove()
-      )
-      remove = hubOf(resource).add({ kind, filter, params, deliver: stream.push })
-      return stream.iterator
-    }
-  })
-
-  const format = (errors: readonly GraphQLError[]) =>
-    errors.map((error) => options.formatError(error).toJSON())
-
-  /** One WebSocket server per `setup`: an application may listen, tear down and listen again. */
-  const start = () => {
-    const wss = new WebSocketServer({ noServer: true })
-    const server = useServer<Record<string, unknown> | undefined, Extra & Record<PropertyKey, unknown>>(
-      {
-        schema: options.schema,
-        async onConnect(context) {
-          try {
-            connections.set(context, await connectionParamsOf(app, context))
-            return true
-          } catch {
-            return false
-          }
-        },
-        onSubscribe(context, _id, payload) {
-          if (Object.keys(context.subscriptions).length > options.limits.maxSubscriptions) {
-            return [
-              new GraphQLError(
-                `A connection runs at most ${options.limits.maxSubscriptions} operations at once.`,
-                {
-                  extensions: {
-                    code: 'TOO_MANY_SUBSCRIPTIONS',
-                    maxSubscriptions: options.limits.maxSubscriptions
-                  }
-                }
-              )
-            ]
-          }
-          let document: DocumentNode
-          try {
-            checkDocumentSize(payload.query, options.limits.maxDocumentBytes)
-            document = options.parse(payload.query)
-          } catch (error) {
-            if (error instanceof GraphQLError) return [options.formatError(error)]
-            throw error
-          }
-          const errors = options.validate(options.schema, document, rules)
-          if (errors.length) return errors.map(options.formatError)
-          const params = connections.get(context) ?? {}
-          const contextValue = graphqlContextOf(
-            app,
-            params,
-            options.limits.maxConcurrentStatements,
-            eventsOf(params, context.extra.socket)
-          )
-          return {
-            schema: options.schema,
-            document,
-            operationName: payload.operationName,
-            variableValues: payload.variables,
-            contextValue
-          }
-        },
-        onNext: (_context, _id, _payload, _args, result) =>
-          result.errors ? copyWith(result, { errors: format(result.errors) }) : undefined,
-        onError: (_context, _id, _payload, errors) => format(errors)
-      },
-      wss
-    )
-
-    const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (new URL(request.url ?? '/', 'http://localhost').pathname !== options.path) return
-      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
-    }
-    return { server, upgrade }
+  const format = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error).toJSON())
+  const server: ServerOptions<ConnectionPayload, Extra & Partial<ConnectionExtra>> = {
+    schema: options.schema,
+    async onConnect(context) {
+      try {
+        connections.set(context, await connectionParamsOf(app, context))
+        return true
+      } catch {
+        return false
+      }
+    },
+    onSubscribe(context, _id, payload) {
+      if (Object.keys(context.subscriptions).length > limits.maxSubscriptions) {
+        return [tooManySubscriptions(limits.maxSubscriptions)]
+      }
+      let document: DocumentNode
+      try {
+        document = options.parse(payload.query)
+      } catch (error) {
+        if (error instanceof GraphQLError) return [options.formatError(error)]
+        throw error
+      }
+      const errors = options.validate(options.schema, document, rules)
+      if (errors.length) return errors.map(options.formatError)
+      const params = connections.get(context) ?? {}
+      const events = eventsOf(hubs, limits.maxQueuedEvents, params, context.extra.socket)
+      const contextValue = graphqlContextOf(app, params, limits.maxConcurrentStatements, events)
+      const { operationName, variables: variableValues } = payload
+      return { schema: options.schema, document, operationName, variableValues, contextValue }
+    },
+    onNext: (_context, _id, _payload, _args, result) =>
+      result.errors ? copyWith(result, { errors: format(result.errors) }) : undefined,
+    onError: (_context, _id, _payload, errors) => format(errors)
   }
+  return server
+}
 
+/**
+ * Runs `start` on each `setup` with the HTTP server (one WebSocket server per `setup`: an application may
+ * listen, tear down and listen again), upgrading that server's requests, and disposes of it on `teardown`.
+ */
+function runWithApplication(
+  app: Application,
+  start: () => { server: { dispose(): unknown }; upgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void }
+) {
   let running: (ReturnType<typeof start> & { httpServer?: Server }) | undefined
   const { setup, teardown } = app
   Object.assign(app, {
@@ -193,6 +185,28 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
       return (teardown as (...args: unknown[]) => Promise<unknown>).call(this, httpServer, ...rest)
     }
   })
+}
+
+/**
+ * GraphQL over WebSocket (the graphql-ws protocol) at the GraphQL path of the application's HTTP server:
+ * subscriptions, and queries and mutations too, with the same schema, document limits, validation rules,
+ * error codes and service calls as over HTTP. At most `maxSubscriptions` operations run at once per
+ * connection (more are refused, TOO_MANY_SUBSCRIPTIONS); a subscriber that leaves more than
+ * `maxQueuedEvents` events unread loses its connection (close code 4429). Started by `app.listen` (Feathers'
+ * `setup` with the server), stopped by `app.teardown`.
+ */
+export function serveGraphqlWebSocket(app: Application, options: WebSocketOptions) {
+  const hubs = eventHubs(app)
+  const hooks = serverOptions(app, options, hubs)
+  runWithApplication(app, () => {
+    const wss = new WebSocketServer({ noServer: true })
+    const server = useServer<ConnectionPayload, ConnectionExtra>(hooks, wss)
+    const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (new URL(request.url ?? '/', 'http://localhost').pathname !== options.path) return
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
+    }
+    return { server, upgrade }
+  })
   /** How many subscribers each resource has now (for tests of clean-up). */
-  return { subscriberCount: (resource: ResolvedResource) => hubs.get(resource)?.size ?? 0 }
+  return { subscriberCount: hubs.subscriberCount }
 }

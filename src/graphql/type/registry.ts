@@ -1,21 +1,16 @@
 import type { GraphQLFieldConfigMap, GraphQLNamedType } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceRecord } from '../../model/records'
-import type { GraphqlContext } from '../fields/context'
 
 /**
- * A contribution to the generated schema from another feature (e.g. aggregates): extra root query fields
- * and extra fields on each resource's object type, built with the same type registry.
+ * What a resource's object type takes from the schema's parts: the fields each adds after the record's own
+ * (relations, relation aggregates, whatever an application adds). The types neither know nor need the
+ * context those fields resolve with, so it is a parameter; `GraphqlSchemaPart` is this with GraphQL's context.
  */
-export interface GraphqlSchemaPart {
-  queryFields?(
-    resource: ResolvedResource,
-    types: GraphqlTypes
-  ): GraphQLFieldConfigMap<unknown, GraphqlContext>
-  objectFields?(
-    resource: ResolvedResource,
-    types: GraphqlTypes
-  ): GraphQLFieldConfigMap<ResourceRecord, GraphqlContext>
+export interface ObjectFieldsPart<TContext = unknown> {
+  /** How start-up errors name the part, e.g. when it adds a field another part has added already. */
+  name?: string
+  objectFields?(resource: ResolvedResource, types: GraphqlTypes): GraphQLFieldConfigMap<ResourceRecord, TContext>
   /**
    * The `objectFields` resolvers read nothing of the record but its id. Otherwise a GraphQL call that selects
    * one of them reads whole records, as a resolver may use any field.
@@ -30,7 +25,8 @@ export interface GraphqlSchemaPart {
 export class GraphqlTypes {
   private readonly byName = new Map<string, GraphQLNamedType>()
 
-  constructor(readonly parts: GraphqlSchemaPart[] = []) {}
+  // `any`: each part's fields resolve with a context of its own choosing (graphql-js' own default).
+  constructor(readonly parts: ReadonlyArray<ObjectFieldsPart<any>> = []) {}
 
   named<T extends GraphQLNamedType>(name: string, build: () => T): T {
     let type = this.byName.get(name)

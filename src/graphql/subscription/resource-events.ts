@@ -6,9 +6,7 @@ import { fullRecord, writtenRecords } from '../../service/written-records'
 import type { Filter } from '../../model/query'
 import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceParams, ResourceRecord } from '../../model/records'
-
-/** nestjs-query's subscriptions, by what they report. */
-export type SubscriptionKind = 'created' | 'updatedOne' | 'updatedMany' | 'deletedOne' | 'deletedMany'
+import type { SubscriptionKind } from '../fields/context'
 
 export interface Subscriber {
   kind: SubscriptionKind
