@@ -168,7 +168,7 @@ function groupOrderSql(plan: AggregatePlan, table?: string) {
 }
 
 /** Whether the plan's statement needs the plugin's SQLite functions on its connection (see `sqlite-functions.ts`). */
-export function needsSqliteFunctions(knex: Knex, target: SqlTarget, plan: AggregatePlan) {
+export function needsSqliteFunctions(target: SqlTarget, plan: AggregatePlan) {
   return plan.zones.length > 0 && target.dialect.dateBuckets.needsFunction === true
 }
 

@@ -47,6 +47,30 @@ export interface Dialect {
   rawRows(result: unknown): Rows
   /** Date buckets of aggregates. */
   dateBuckets: DateBuckets
+  /** An INSERT of one row that answers the new row's id (`[id]`, or `[{ [idColumn]: id }]`). */
+  insert(table: Knex.QueryBuilder, row: Record<string, unknown>, idColumn: string): Knex.QueryBuilder
+  /** Where the database may group by reading an index in order, the choice of whether to let it. */
+  groupIndexes?: GroupIndexes
+}
+
+/** Whether a grouping may read an index in key order (see `mysql-group-index.ts`). */
+export interface GroupIndexes {
+  /** Reads the table's indexes, so that no request waits for them. */
+  preload(knex: Knex, table: string): Promise<void>
+  /** Whether the grouped read should leave the table's indexes out of its grouping. */
+  shouldIgnore(knex: Knex, read: GroupedRead): Promise<boolean>
+  /** The table, its indexes left out of the grouping. */
+  tableWithout(knex: Knex, table: string): Knex.QueryBuilder
+}
+
+export interface GroupedRead {
+  table: string
+  /** Columns grouped by, in order (bucketed date columns left out: an expression is never read in index order). */
+  groupColumns: string[]
+  /** Every other column the statement reads. */
+  readColumns: string[]
+  /** Columns every InnoDB index holds: the primary key's. */
+  primaryKey: string[]
 }
 
 /** How a value of a field of this kind is bound where it meets its column: typed for integers (`integer`). */

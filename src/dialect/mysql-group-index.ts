@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import type { GroupedRead, GroupIndexes } from './dialect'
 
 /**
  * MariaDB and MySQL group by reading an index on the first group column in key order whenever one exists,
@@ -40,16 +41,6 @@ export function tableIndexes(knex: Knex, table: string): Promise<TableIndexes> {
   return indexes
 }
 
-export interface GroupedRead {
-  table: string
-  /** Columns grouped by, in order (bucketed date columns left out: an expression is never read in index order). */
-  groupColumns: string[]
-  /** Every other column the statement reads. */
-  readColumns: string[]
-  /** Columns every InnoDB index holds: the primary key's. */
-  primaryKey: string[]
-}
-
 /**
  * Whether the statement should say `USE INDEX FOR GROUP BY ()`: an index leads with the first group column,
  * and no index leading with the group columns holds every column read.
@@ -65,4 +56,13 @@ export async function shouldIgnoreGroupIndexes(knex: Knex, read: GroupedRead): P
     read.groupColumns.every((column, index) => columns[index] === column) &&
     needed.every((column) => columns.includes(column) || read.primaryKey.includes(column))
   return !grouping.some(covers)
+}
+
+/** MariaDB's and MySQL's choice of grouping by an index, for the dialect table. */
+export const mysqlGroupIndexes: GroupIndexes = {
+  preload: async (knex, table) => {
+    await tableIndexes(knex, table).catch(() => undefined)
+  },
+  shouldIgnore: shouldIgnoreGroupIndexes,
+  tableWithout: (knex, table) => knex.from(knex.raw('?? USE INDEX FOR GROUP BY ()', [table]))
 }

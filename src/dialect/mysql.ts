@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { mysqlGroupIndexes } from './mysql-group-index'
 import type { DateBucket } from '../model/aggregate'
 import {
   UTC,
@@ -123,6 +124,8 @@ export function mysqlDialect(knex: Knex): Dialect {
       knex.raw('SUM(?? + 0E0) NOT BETWEEN -1.7976931348623157E308 AND 1.7976931348623157E308', [column]),
     // mysql2 answers [rows, fields].
     rawRows: (result) => (result as [Rows, unknown])[0],
-    dateBuckets: dateBuckets(knex)
+    dateBuckets: dateBuckets(knex),
+    insert: (table, row) => table.insert(row),
+    groupIndexes: mysqlGroupIndexes
   }
 }

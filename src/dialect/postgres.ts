@@ -96,6 +96,8 @@ export function postgresDialect(knex: Knex): Dialect {
           ),
     overflowed: (column) => knex.raw(`ABS(${SCALED_SUM}) > ${SCALED_LIMIT}`, [column]),
     rawRows: (result) => (result as { rows: Rows }).rows,
-    dateBuckets: dateBuckets(knex)
+    dateBuckets: dateBuckets(knex),
+    // Without RETURNING, PostgreSQL answers an INSERT with no id.
+    insert: (table, row, idColumn) => table.insert(row, [idColumn])
   }
 }

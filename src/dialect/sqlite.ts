@@ -93,6 +93,7 @@ export function sqliteDialect(knex: Knex): Dialect {
     // SQLite's AVG is a double already.
     average: (column) => knex.raw('AVG(??)', [column]),
     rawRows: (result) => result as Rows,
-    dateBuckets: dateBuckets(knex)
+    dateBuckets: dateBuckets(knex),
+    insert: (table, row) => table.insert(row)
   }
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { runQuery } from '../dialect/database-errors'
-import { shouldIgnoreGroupIndexes, tableIndexes } from '../dialect/mysql-group-index'
+import type { GroupIndexes } from '../dialect/dialect'
 import type { Filter } from '../model/query'
 import type { AggregateRequest } from '../model/aggregate'
 import type { ResourceParams } from '../model/records'
@@ -30,18 +30,17 @@ export async function aggregateRecords(
     plan.partition = { field: link.foreignKey, column: storedColumn(link.target, link.foreignKey), alias: PARTITION_ALIAS }
   }
   const knex = store.knex(params)
-  const withoutGroupIndexes = !link && target.dialect.name === 'mysql' && (await ignoresGroupIndexes(store, plan))
+  const { groupIndexes } = target.dialect
+  const withoutGroupIndexes = !link && !!groupIndexes && (await ignoresGroupIndexes(store, plan, groupIndexes))
   const visible = await store.visible(params, filter, link)
   const compile = (bound: readonly unknown[]) => {
-    const table = withoutGroupIndexes
-      ? knex.from(knex.raw('?? USE INDEX FOR GROUP BY ()', [resource.table]))
-      : knex(resource.table)
+    const table = withoutGroupIndexes ? groupIndexes!.tableWithout(knex, resource.table) : knex(resource.table)
     const builder = store.statements.whereVisible(link ? store.statements.joinLink(table, link) : table, visible, bound)
     return compileAggregate(knex, builder, target, plan, store.limits)
   }
   // Time zones on SQLite need functions on the statement's connection, and a many-to-many link joins a
   // table of its own: those are built for each call.
-  const needsFunctions = needsSqliteFunctions(knex, target, plan)
+  const needsFunctions = needsSqliteFunctions(target, plan)
   if (link || needsFunctions) {
     const query = compile(visible.values)
     const run = (built: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(built)
@@ -57,21 +56,19 @@ export async function aggregateRecords(
   return decodeAggregateRows(plan, rows)
 }
 
-/** What the first aggregate on MariaDB would otherwise wait for: the table's indexes, read once. */
+/** What the first aggregate would otherwise wait for where the database groups by indexes: the table's indexes. */
 export async function readGroupIndexes(store: ResourceStore) {
-  if (store.target.dialect.name === 'mysql') {
-    await tableIndexes(store.Model, store.resource.table).catch(() => undefined)
-  }
+  await store.target.dialect.groupIndexes?.preload(store.Model, store.resource.table)
 }
 
 /** See mysql-group-index.ts: whether MariaDB's index for the grouping would make it fetch every row in turn. */
-function ignoresGroupIndexes(store: ResourceStore, plan: AggregatePlan) {
+function ignoresGroupIndexes(store: ResourceStore, plan: AggregatePlan, groupIndexes: GroupIndexes) {
   const { softDeleteColumn, table, idField } = store.resource
   const groups = groupKeys(plan)
   const firstBucket = groups.findIndex((group) => group.bucket)
   const ordered = firstBucket === -1 ? groups : groups.slice(0, firstBucket)
   const read = [...groups.slice(ordered.length), ...plan.aggregates].map((column) => column.field.column)
-  return shouldIgnoreGroupIndexes(store.Model, {
+  return groupIndexes.shouldIgnore(store.Model, {
     table,
     groupColumns: ordered.map((group) => group.field.column),
     readColumns: softDeleteColumn ? [...read, softDeleteColumn] : read,

@@ -67,12 +67,7 @@ export function insertRecords(store: ResourceStore, params: ResourceParams, rows
 
 async function insert(store: ResourceStore, row: Record<string, unknown>, params: ResourceParams) {
   const { idField, name } = store.resource
-  const inserted: unknown[] = await runWrite(
-    store,
-    store.target.dialect.name === 'postgres'
-      ? store.table(params).insert(row, [idField.column])
-      : store.table(params).insert(row)
-  )
+  const inserted: unknown[] = await runWrite(store, store.target.dialect.insert(store.table(params), row, idField.column))
   const generated = inserted[0] as unknown
   const id = (row[idField.column] ??
     (generated && typeof generated === 'object' ? (generated as ResourceRecord)[idField.column] : generated)) as Id
