@@ -2,8 +2,8 @@ import type { Knex } from 'knex'
 import { setTimeout as pause } from 'node:timers/promises'
 import { ConfigurationError } from '../common/errors'
 import { betterSqliteClient, type SqliteOptions } from './better-sqlite3'
+import { DEFAULTS } from '../resource/defaults'
 
-const DEFAULT_BUSY_TIMEOUT = 5000
 /** Pauses between attempts to take the lock double from the first to the longest. */
 const FIRST_PAUSE_MS = 2
 const LONGEST_PAUSE_MS = 50
@@ -38,7 +38,7 @@ function isBusy(error: unknown) {
  * drivers are left as they are. The first plugin configured on a knex instance sets its busy timeout.
  */
 export function waitForLocksAsynchronously(db: Knex, options: SqliteOptions = {}) {
-  const busyTimeout = options.busyTimeout ?? DEFAULT_BUSY_TIMEOUT
+  const busyTimeout = options.busyTimeout ?? DEFAULTS.sqliteBusyTimeout
   if (!Number.isFinite(busyTimeout) || busyTimeout < 0) {
     throw new ConfigurationError('sqlite.busyTimeout must be a number of milliseconds, 0 or more')
   }

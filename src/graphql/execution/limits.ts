@@ -2,6 +2,7 @@ import { GraphQLError, Lexer, Source, TokenKind, type ValidationRule } from 'gra
 import { ConfigurationError } from '../../common/errors'
 import type { PageSizes } from '../../resource/resolved'
 import { OperationCost } from './operation-cost'
+import { DEFAULTS } from '../../resource/defaults'
 
 export interface GraphqlLimits {
   /** Deepest nesting of fields one operation may select (default 12). */
@@ -37,17 +38,7 @@ export interface GraphqlLimits {
   maxQueuedEvents?: number
 }
 
-export const DEFAULT_LIMITS: Required<GraphqlLimits> = {
-  maxDepth: 12,
-  maxComplexity: 25_000,
-  maxStatements: 50,
-  maxConcurrentStatements: 2,
-  maxTokens: 10_000,
-  maxDocumentBytes: 100_000,
-  documentCacheBytes: 20_000_000,
-  maxSubscriptions: 10,
-  maxQueuedEvents: 100
-}
+export const DEFAULT_LIMITS: Required<GraphqlLimits> = DEFAULTS.graphqlLimits
 
 /** The limits in force: the defaults and what is configured (anything but a positive integer stops start-up). */
 export function resolveLimits(configured: GraphqlLimits = {}): Required<GraphqlLimits> {

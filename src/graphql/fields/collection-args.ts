@@ -17,8 +17,8 @@ import { filterInputType, filterIsRequired, toFilter } from '../type/filter-inpu
 import { selectedRecordFields, selectsField } from './selection'
 import { sortInputType, toSorting } from '../type/sort-input'
 import type { GraphqlTypes } from '../type/registry'
+import { GRAPHQL_DEFAULT_RESULT_SIZE } from '../../resource/defaults'
 
-export const GRAPHQL_DEFAULT_RESULT_SIZE = 10
 
 export function cursorPagingType(types: GraphqlTypes) {
   return types.named('CursorPaging', () => {
