@@ -9,8 +9,8 @@ import {
 
 /**
  * What a cached document keeps alive per token beyond its text: the token itself, its AST node, the
- * validation result and graphql-jit's compiled function (measured: 700 to 900 bytes per token on documents
- * of 34 to 4,500 tokens). Comments are tokens too, but keep nothing but their text.
+ * validation result and graphql-jit's compiled function (docs/design-notes.md, "The document cache").
+ * Comments are tokens too, but keep nothing but their text.
  */
 const BYTES_PER_TOKEN = 1000
 

@@ -118,9 +118,8 @@ type GraphqlKoaContext = Context & { [SERIALIZED]?: string }
 /**
  * The Koa context of a graphql-http request, from the context graphql-http's Koa adapter gives it (the Koa
  * response). Not from a WeakMap of requests to contexts: a context refers to its request, and V8's young
- * collections keep such an entry, and with it everything the request made, until a full collection. With
- * one, the GraphQL list scenario's young collections found 1.8 MB alive each instead of 0.25 MB, promoted
- * 11 KB per request instead of 0.3, and the server spent 158 µs of CPU per request instead of 125.
+ * collections keep such an entry, and with it everything the request made, until a full collection
+ * (docs/design-notes.md, "The Koa context of a GraphQL request").
  */
 function koaContext(request: { context: RequestContext }) {
   return request.context.res.ctx as GraphqlKoaContext
