@@ -6,7 +6,7 @@ import { forEachDatabase, type TestServer } from './support/server'
 import { createFixtureApp } from './support/fixture-app'
 import { clearTables, seedTodoItems } from './support/seed'
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 type Document = any
 
 async function fetchDocument(server: TestServer): Promise<Document> {

@@ -1,4 +1,4 @@
-import { AGGREGATE_FUNCTIONS, isCounting, type AggregateFunction, type AggregateSortField } from '../model/aggregate'
+import { AGGREGATE_FUNCTIONS, isCounting, type AggregateSortField } from '../model/aggregate'
 import type { GroupColumn } from './plan-columns'
 import type { RequestChecker } from './request-checker'
 

@@ -65,7 +65,6 @@ function compileRecordFunction(
       ${computed.join('\n')}
       return record;
     }`
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const factory = new Function(...Object.keys(parameters), body) as (...values: unknown[]) => RowDecoder
   return factory(...Object.values(parameters))
 }

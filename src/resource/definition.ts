@@ -4,10 +4,11 @@ import type { ObjectSchema } from './json-schema'
 import type { Filter, SortField } from '../model/query'
 
 // Guards are ordinary Feathers hook functions; `any` keeps them assignable from any application type.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+/* eslint-disable @typescript-eslint/no-explicit-any */
 export type Guard = (
   context: HookContext<any, any>
 ) => void | HookContext<any, any> | Promise<void | HookContext<any, any>>
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export type PagingStrategy = 'offset' | 'none'
 

@@ -1,11 +1,12 @@
 import type { ResolvedResource } from '../resource/resolved'
 
+// An augmentation repeats the type parameters of what it augments, used or not.
+/* eslint-disable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any */
 declare module '@feathersjs/feathers/lib/declarations' {
   interface ServiceOptions<MethodTypes = string> {
     /** Set by feathers-query on each resource service; transports read the resource from here. */
     resource?: ResolvedResource
   }
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface HookContext<A = Application, S = any> {
     /**
      * Set by feathers-query on its resources' writes: the records as the write left them in the database,
@@ -15,3 +16,4 @@ declare module '@feathersjs/feathers/lib/declarations' {
     writtenRecords?: Array<Record<string, unknown>>
   }
 }
+/* eslint-enable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any */

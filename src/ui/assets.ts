@@ -32,6 +32,8 @@ export function pageFiles<P extends string>(page: string, packages: Record<P, st
   return (name: P, file: string) => {
     const path = join(directories.get(name)!, file)
     if (!existsSync(path)) {
+      // The installed version of an optional peer, read only to say which one lacks the file.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { version } = require(`${name}/package.json`) as { version: string }
       throw new ConfigurationError(
         `The ${page} page needs ${name}@${packages[name]}; version ${version} has no ${file}: ${install}`

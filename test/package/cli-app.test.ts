@@ -44,7 +44,7 @@ describe('the packed package in a Feathers CLI app', function () {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body)
     })
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+     
     return { status: response.status, body: (await response.json()) as any }
   }
 
@@ -70,7 +70,7 @@ describe('the packed package in a Feathers CLI app', function () {
     replaceInFile(
       app,
       'src/channels.ts',
-      /\n  \/\/ eslint-disable-next-line no-unused-vars\n  app\.publish\([\s\S]*?\n  \}\)\n/,
+      /\n {2}\/\/ eslint-disable-next-line no-unused-vars\n {2}app\.publish\([\s\S]*?\n {2}\}\)\n/,
       `
   app.publish(authorizedPublisher(() => app.channel('authenticated')))
 `
@@ -188,7 +188,7 @@ console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).joi
         headers: { 'content-type': 'application/json', authorization: `Bearer ${erin}` },
         body
       })
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+       
       return { status: response.status, body: (await response.json()) as any }
     }
     for (const path of ['/todo-items', '/users']) {

@@ -212,8 +212,6 @@ export class OperationCost {
       inner = times * Math.max(requestedPageSize(node, this.sizes), 1)
     } else if (work?.listSize) {
       inner = times * work.listSize
-    } else if (work?.maxGroups && this.selectsGroupBy(node.selectionSet, new Set())) {
-      inner = batches * work.maxGroups
     }
     this.walk(node.selectionSet, {
       type: definition && getNamedType(definition.type),

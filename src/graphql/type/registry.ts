@@ -26,6 +26,7 @@ export class GraphqlTypes {
   private readonly byName = new Map<string, GraphQLNamedType>()
 
   // `any`: each part's fields resolve with a context of its own choosing (graphql-js' own default).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   constructor(readonly parts: ReadonlyArray<ObjectFieldsPart<any>> = []) {}
 
   named<T extends GraphQLNamedType>(name: string, build: () => T): T {
