@@ -134,7 +134,14 @@ async function main() {
       await database.drop()
     }
   }
-  const header = ['db', 'HTTP export', 'knex→csv baseline', 'speed ratio', 'server RSS growth', 'baseline RSS growth']
+  const header = [
+    'db',
+    'HTTP export',
+    'knex→csv baseline',
+    'speed ratio',
+    'server RSS growth',
+    'baseline RSS growth'
+  ]
   console.log('\n' + [header, ...table].map((row) => row.map((cell) => cell.padEnd(20)).join('')).join('\n'))
 }
 

@@ -92,7 +92,12 @@ async function main() {
       const idle = servers.map((server) => rssOf(server.pid))
       for (const [index, requests] of [LOAD.server, LOAD.baseline].entries()) {
         const sampler = sampleRss(servers[index].pid, 100)
-        await autocannon({ url: `http://127.0.0.1:${ports[index]}`, connections, duration: seconds, requests })
+        await autocannon({
+          url: `http://127.0.0.1:${ports[index]}`,
+          connections,
+          duration: seconds,
+          requests
+        })
         sampler.stop()
         peaks.push(sampler.peak())
       }
@@ -100,7 +105,9 @@ async function main() {
       for (const port of ports) await fetch(`http://127.0.0.1:${port}/__gc`)
       const rss = servers.map((server) => rssOf(server.pid))
       const [ours, theirs] = await Promise.all(ports.map(probe))
-      console.log(`\n${name}: ${seconds} s at ${connections} connections each (GraphQL list with sub tasks, REST list)`)
+      console.log(
+        `\n${name}: ${seconds} s at ${connections} connections each (GraphQL list with sub tasks, REST list)`
+      )
       const rows: string[][] = [
         ['', 'example server', 'baseline', 'difference'],
         ['idle RSS', formatMb(idle[0]), formatMb(idle[1]), formatMb(idle[0] - idle[1])],
@@ -108,11 +115,22 @@ async function main() {
         ['RSS after a full collection', formatMb(rss[0]), formatMb(rss[1]), formatMb(rss[0] - rss[1])]
       ]
       for (const key of ['heapUsed', 'external', 'arrayBuffers'] as const) {
-        rows.push([`  ${key}`, formatMb(ours.usage[key]), formatMb(theirs.usage[key]), formatMb(ours.usage[key] - theirs.usage[key])])
+        rows.push([
+          `  ${key}`,
+          formatMb(ours.usage[key]),
+          formatMb(theirs.usage[key]),
+          formatMb(ours.usage[key] - theirs.usage[key])
+        ])
       }
       for (const space of ours.spaces) {
-        const other = theirs.spaces.find((candidate) => candidate.space_name === space.space_name)?.space_used_size ?? 0
-        rows.push([`  V8 ${space.space_name}`, formatMb(space.space_used_size), formatMb(other), formatMb(space.space_used_size - other)])
+        const other =
+          theirs.spaces.find((candidate) => candidate.space_name === space.space_name)?.space_used_size ?? 0
+        rows.push([
+          `  V8 ${space.space_name}`,
+          formatMb(space.space_used_size),
+          formatMb(other),
+          formatMb(space.space_used_size - other)
+        ])
       }
       print(rows)
       const [heap, baselineHeap] = [liveBytesByKind(ours.snapshot), liveBytesByKind(theirs.snapshot)]
@@ -123,7 +141,14 @@ async function main() {
       console.log(`\nlive heap objects by kind, largest difference first (top ${top})`)
       print([
         ['kind', 'example server', 'baseline', 'difference'],
-        ...kinds.slice(0, top).map(({ kind, ours: a, theirs: b }) => [kind.slice(0, 60), formatKb(a), formatKb(b), formatKb(a - b)])
+        ...kinds
+          .slice(0, top)
+          .map(({ kind, ours: a, theirs: b }) => [
+            kind.slice(0, 60),
+            formatKb(a),
+            formatKb(b),
+            formatKb(a - b)
+          ])
       ])
       console.log(`\nthe example server's largest strings`)
       for (const { size, text } of heap.largest) {
@@ -141,7 +166,15 @@ const formatKb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`
 
 function print(table: string[][]) {
   const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)) + 2)
-  console.log(table.map((row) => row.map((cell, column) => (column ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join('')).join('\n'))
+  console.log(
+    table
+      .map((row) =>
+        row
+          .map((cell, column) => (column ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+          .join('')
+      )
+      .join('\n')
+  )
 }
 
 main().catch((error) => {

@@ -144,7 +144,9 @@ function send(port: number, request: Scenario['server']) {
 }
 
 async function statementsPerRequest(port: number, request: Scenario['server']) {
-  const count = async () => ((await (await fetch(`http://127.0.0.1:${port}/__statements`)).json()) as { statements: number }).statements
+  const count = async () =>
+    ((await (await fetch(`http://127.0.0.1:${port}/__statements`)).json()) as { statements: number })
+      .statements
   // Requests autocannon left in flight (or queued behind the plugin's concurrency limit) when the last round
   // ended still run their statements: counting starts once none has run for 200 ms (or after 10 s).
   let before = await count()
@@ -166,7 +168,8 @@ const withoutAge = (key: string, value: unknown) => (key === 'age' ? undefined :
 async function checkSameAnswer(scenario: Scenario, port: number, baselinePort: number, floorPort?: number) {
   const theirs = await (await send(baselinePort, scenario.baseline)).json()
   const others = [{ name: 'the example', port, request: scenario.server }]
-  if (scenario.floor && floorPort) others.push({ name: 'the GraphQL floor', port: floorPort, request: scenario.floor })
+  if (scenario.floor && floorPort)
+    others.push({ name: 'the GraphQL floor', port: floorPort, request: scenario.floor })
   for (const other of others) {
     const answer = await (await send(other.port, other.request)).json()
     if (JSON.stringify(answer, withoutAge) !== JSON.stringify(theirs, withoutAge)) {
@@ -208,12 +211,19 @@ async function main() {
       const samplers = [sampleRss(ours.pid, 100), sampleRss(theirs.pid, 100)]
       for (const scenario of scenarios.filter((each) => each.name.includes(only))) {
         await checkSameAnswer(scenario, port, baselinePort, graphqlFloor?.port)
-        const floor = scenario.floor && graphqlFloor ? { server: graphqlFloor, request: scenario.floor } : undefined
+        const floor =
+          scenario.floor && graphqlFloor ? { server: graphqlFloor, request: scenario.floor } : undefined
         // Warm-up of each server (JIT, statement caches), then the rounds.
         await load(ours, scenario.server, 2)
         await load(theirs, scenario.baseline, 2)
         if (floor) await load(floor.server, floor.request, 2)
-        const measured: Array<{ mine: Result; base: Result; floor?: Result; ratio: number; cpuRatio: number }> = []
+        const measured: Array<{
+          mine: Result
+          base: Result
+          floor?: Result
+          ratio: number
+          cpuRatio: number
+        }> = []
         for (let round = 0; round < rounds; round++) {
           // Each round starts with the next server, so that none is always measured first or last.
           const sides = [
@@ -227,11 +237,20 @@ async function main() {
             results[side.key] = await load(side.server, side.request)
           }
           const { mine, base } = results
-          measured.push({ mine, base, floor: results.floor, ratio: mine.rps / base.rps, cpuRatio: base.cpu / mine.cpu })
+          measured.push({
+            mine,
+            base,
+            floor: results.floor,
+            ratio: mine.rps / base.rps,
+            cpuRatio: base.cpu / mine.cpu
+          })
         }
-        const floorRounds = measured.flatMap(({ mine, base, floor }) => (floor ? [{ mine, base, floor }] : []))
+        const floorRounds = measured.flatMap(({ mine, base, floor }) =>
+          floor ? [{ mine, base, floor }] : []
+        )
         if (floorRounds.length) {
-          const cpu = (side: 'mine' | 'floor' | 'base') => median(floorRounds.map((round) => round[side].cpu)).toFixed(0)
+          const cpu = (side: 'mine' | 'floor' | 'base') =>
+            median(floorRounds.map((round) => round[side].cpu)).toFixed(0)
           floorRows.push([
             name,
             scenario.name,
@@ -269,7 +288,9 @@ async function main() {
       const [peak, baselinePeak] = samplers.map((sampler) => sampler.peak())
       // What of the peak was live: RSS and V8's used heap after a full collection, for both servers.
       const collected = await Promise.all(
-        [port, baselinePort].map(async (at) => (await (await fetch(`http://127.0.0.1:${at}/__gc`)).json()) as NodeJS.MemoryUsage)
+        [port, baselinePort].map(
+          async (at) => (await (await fetch(`http://127.0.0.1:${at}/__gc`)).json()) as NodeJS.MemoryUsage
+        )
       )
       memory.push([
         name,
@@ -311,13 +332,21 @@ async function main() {
     'floor errors'
   ]
   if (floorRows.length) print([floorHeader, ...floorRows])
-  const memoryHeader = ['db', 'peak RSS under load', 'baseline peak RSS', 'ratio (goal ≤ 1.5)', 'idle RSS (ours / baseline)']
+  const memoryHeader = [
+    'db',
+    'peak RSS under load',
+    'baseline peak RSS',
+    'ratio (goal ≤ 1.5)',
+    'idle RSS (ours / baseline)'
+  ]
   print([[...memoryHeader, 'RSS after full GC, live heap (ours / baseline)'], ...memory])
 }
 
 function print(table: string[][]) {
   const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)) + 2)
-  console.log('\n' + table.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('')).join('\n'))
+  console.log(
+    '\n' + table.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('')).join('\n')
+  )
 }
 
 main().catch((error) => {

@@ -33,7 +33,8 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 const [first, ...rest] = process.argv.slice(2)
-const one = first !== undefined && !first.startsWith('--') ? benchmarks.find(([name]) => name === first) : undefined
+const one =
+  first !== undefined && !first.startsWith('--') ? benchmarks.find(([name]) => name === first) : undefined
 if (first !== undefined && !first.startsWith('--') && !one) {
   console.error(`No benchmark ${first}: ${benchmarks.map(([name]) => name).join(', ')}`)
   process.exit(2)

@@ -66,7 +66,8 @@ async function time(baseUrl: string, query: string, count: (data: any) => number
     const started = performance.now()
     const data = await post(baseUrl, query)
     samples.push(performance.now() - started)
-    if (count(data) !== PAGE) throw new Error(`expected a page of ${PAGE}: ${JSON.stringify(data).slice(0, 200)}`)
+    if (count(data) !== PAGE)
+      throw new Error(`expected a page of ${PAGE}: ${JSON.stringify(data).slice(0, 200)}`)
   }
   return median(samples)
 }
@@ -110,11 +111,16 @@ async function main() {
       await bench.drop()
     }
   }
-  console.log(`Keyset paging benchmark, ${rows.toLocaleString()} rows, pages of ${PAGE}, median of ${runs} runs`)
+  console.log(
+    `Keyset paging benchmark, ${rows.toLocaleString()} rows, pages of ${PAGE}, median of ${runs} runs`
+  )
   console.log('ratio: against the first page of the same strategy, database and order')
   const header = ['db', 'order', 'page', 'median ms', 'ratio']
-  const widths = header.map((title, column) => Math.max(title.length, ...table.map((row) => row[column].length)))
-  for (const row of [header, ...table]) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '))
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...table.map((row) => row[column].length))
+  )
+  for (const row of [header, ...table])
+    console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '))
 }
 
 main().catch((error) => {

@@ -51,7 +51,12 @@ async function main() {
   const serviceWith = (reuseStatements: boolean) => {
     const app = koa(feathers())
     app.configure(
-      feathersQuery({ Model: database.db, resources: exampleResources, sqlite: { reuseStatements }, graphql: false })
+      feathersQuery({
+        Model: database.db,
+        resources: exampleResources,
+        sqlite: { reuseStatements },
+        graphql: false
+      })
     )
     return app.service('todo-items')
   }

@@ -94,7 +94,9 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
     }
   })
   for (const path of ['sub-tasks', 'tags']) {
-    app.service(path).hooks({ before: { create: [stampCreation], update: [stampUpdate], patch: [stampUpdate] } })
+    app
+      .service(path)
+      .hooks({ before: { create: [stampCreation], update: [stampUpdate], patch: [stampUpdate] } })
   }
 
   // Real-time events go to every connection, each only with the records its user may read (authorize).

@@ -10,7 +10,8 @@ import { ConfigurationError } from 'feathers-query'
 export function knexConfig(url: string): Knex.Config {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length)
-    if (!file) throw new ConfigurationError('DATABASE_URL "sqlite:" needs a file name, e.g. sqlite:data/app.sqlite')
+    if (!file)
+      throw new ConfigurationError('DATABASE_URL "sqlite:" needs a file name, e.g. sqlite:data/app.sqlite')
     const filename = file === ':memory:' ? ':memory:' : resolve(file)
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true })
     return {

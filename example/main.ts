@@ -39,6 +39,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(error instanceof Error ? `${error.name === 'Error' ? 'Error' : error.name}: ${error.message}` : error)
+  console.error(
+    error instanceof Error ? `${error.name === 'Error' ? 'Error' : error.name}: ${error.message}` : error
+  )
   process.exit(1)
 })

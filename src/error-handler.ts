@@ -12,14 +12,20 @@ function fromHttpError(error: { status?: number; statusCode?: number; message?: 
   if (status === 413) return new PayloadTooLarge('The request body is too large')
   if (status === 415) return new UnsupportedMediaType(message)
   if (status && status >= 400 && status < 500) {
-    return convert({ name: 'BadRequest', message: status === 400 ? `Malformed request: ${message}` : message, code: status })
+    return convert({
+      name: 'BadRequest',
+      message: status === 400 ? `Malformed request: ${message}` : message,
+      code: status
+    })
   }
   return undefined
 }
 
 /** Failures before the GraphQL endpoint got the request (e.g. unparsable JSON) are still GraphQL errors there. */
 function isGraphqlRequest(ctx: Context) {
-  const state = (ctx.app as unknown as { get?(name: string): FeathersQueryState | undefined }).get?.('feathersQuery')
+  const state = (ctx.app as unknown as { get?(name: string): FeathersQueryState | undefined }).get?.(
+    'feathersQuery'
+  )
   return state?.graphqlPath !== undefined && ctx.path === state.graphqlPath
 }
 

@@ -98,18 +98,23 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
       { title: 'c', completed: false, priority: 3 }
     ])
     const request: Unpartitioned = { count: ['id'], sum: ['priority'], avg: ['priority'], min: ['title'] }
-    assert.deepEqual(await aggregate(request, { queryModel: true, query: { filter: { priority: { gt: 10 } } } }), [
-      { count: { id: 0 }, sum: { priority: null }, avg: { priority: null }, min: { title: null } }
-    ])
-    assert.deepEqual(await aggregate(request, { queryModel: true, query: { filter: { completed: { is: false } } } }), [
-      { count: { id: 2 }, sum: { priority: 5 }, avg: { priority: 2.5 }, min: { title: 'b' } }
-    ])
+    assert.deepEqual(
+      await aggregate(request, { queryModel: true, query: { filter: { priority: { gt: 10 } } } }),
+      [{ count: { id: 0 }, sum: { priority: null }, avg: { priority: null }, min: { title: null } }]
+    )
+    assert.deepEqual(
+      await aggregate(request, { queryModel: true, query: { filter: { completed: { is: false } } } }),
+      [{ count: { id: 2 }, sum: { priority: 5 }, avg: { priority: 2.5 }, min: { title: 'b' } }]
+    )
     const either = { or: [{ title: { eq: 'a' } }, { priority: { gte: 3 } }] }
     assert.deepEqual(await aggregate({ count: ['id'] }, { queryModel: true, query: { filter: either } }), [
       { count: { id: 2 } }
     ])
     assert.deepEqual(
-      await aggregate({ groupBy: [{ field: 'completed' }] }, { queryModel: true, query: { filter: { id: { eq: 0 } } } }),
+      await aggregate(
+        { groupBy: [{ field: 'completed' }] },
+        { queryModel: true, query: { filter: { id: { eq: 0 } } } }
+      ),
       []
     )
   })
@@ -150,7 +155,10 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
       { groupBy: { createdBy: 'bob' }, max: { title: 'e' } }
     ])
     assert.deepEqual(
-      await aggregate({ groupBy: [{ field: 'completed' }] }, { queryModel: true, query: { filter: { priority: { eq: 1 } } } }),
+      await aggregate(
+        { groupBy: [{ field: 'completed' }] },
+        { queryModel: true, query: { filter: { priority: { eq: 1 } } } }
+      ),
       [{ groupBy: { completed: false } }, { groupBy: { completed: true } }]
     )
   })
@@ -269,7 +277,11 @@ forEachDatabase('Aggregates: TodoItem functions, filters and groups', (env) => {
       await rejects(todoItems.aggregate(request), fields, JSON.stringify(request))
     }
     await assert.rejects(aggregate({}), { message: 'No aggregate fields selected' })
-    await rejects(aggregate({ count: ['id'] }, { queryModel: true, query: { filter: { age: { eq: 1 } } } }), ['age'], 'filter')
+    await rejects(
+      aggregate({ count: ['id'] }, { queryModel: true, query: { filter: { age: { eq: 1 } } } }),
+      ['age'],
+      'filter'
+    )
   })
 })
 
@@ -286,7 +298,10 @@ forEachDatabase('Aggregates: SubTask relation aggregates partitioned by parent',
     ])
   })
 
-  const inParents = () => ({ queryModel: true, query: { filter: { todoItemId: { in: parents.map(String) } } } })
+  const inParents = () => ({
+    queryModel: true,
+    query: { filter: { todoItemId: { in: parents.map(String) } } }
+  })
 
   it('aggregates many parents in one statement, with what a parent without sub-tasks gets', async () => {
     const subTasks = serviceOf(env.server, 'sub-tasks')
@@ -432,7 +447,10 @@ forEachDatabase(
       const scope = { tenant: { eq: 'a' } }
       const widening = { or: [{ tenant: { eq: 'b' } }, { rank: { eq: 2 } }] }
       assert.deepEqual(
-        await widgets().aggregate({ count: ['id'], min: ['id'] }, { scope, queryModel: true, query: { filter: widening } }),
+        await widgets().aggregate(
+          { count: ['id'], min: ['id'] },
+          { scope, queryModel: true, query: { filter: widening } }
+        ),
         [{ count: { id: 1 }, min: { id: 3 } }]
       )
       assert.deepEqual(

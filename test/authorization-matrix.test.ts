@@ -160,7 +160,12 @@ async function mutateEach(
   }
   const after = await snapshot(caller.server.db, table)
   const changed = ids.filter((id) => before.get(id) !== after.get(id)).map(key)
-  if (mayBeUnchanged) assert.deepEqual(changed.filter((record) => !answered.includes(record)), [], 'refused ones unchanged')
+  if (mayBeUnchanged)
+    assert.deepEqual(
+      changed.filter((record) => !answered.includes(record)),
+      [],
+      'refused ones unchanged'
+    )
   else assert.deepEqual(changed, answered, 'exactly the records that answered changed')
   return answered
 }
@@ -384,36 +389,60 @@ const PATHS: MatrixPath[] = [
     path: 'GraphQL updateOneTodoItem',
     reaches: items,
     run: (caller) =>
-      mutateEach(caller, 'todo_items', ALL_ITEM_IDS, todoKey, (id) =>
-        `updateOneTodoItem(input: { id: ${id}, update: { title: "by ${caller.user}" } }) { id }`
+      mutateEach(
+        caller,
+        'todo_items',
+        ALL_ITEM_IDS,
+        todoKey,
+        (id) => `updateOneTodoItem(input: { id: ${id}, update: { title: "by ${caller.user}" } }) { id }`
       )
   },
   {
     path: 'GraphQL updateOneSubTask',
     reaches: tasks,
     run: (caller) =>
-      mutateEach(caller, 'sub_tasks', ALL_TASK_IDS, subTaskKey, (id) =>
-        `updateOneSubTask(input: { id: ${id}, update: { title: "by ${caller.user}" } }) { id }`
+      mutateEach(
+        caller,
+        'sub_tasks',
+        ALL_TASK_IDS,
+        subTaskKey,
+        (id) => `updateOneSubTask(input: { id: ${id}, update: { title: "by ${caller.user}" } }) { id }`
       )
   },
   {
     path: 'GraphQL deleteOneSubTask',
     reaches: tasks,
     run: (caller) =>
-      mutateEach(caller, 'sub_tasks', ALL_TASK_IDS, subTaskKey, (id) => `deleteOneSubTask(input: { id: ${id} }) { title }`)
+      mutateEach(
+        caller,
+        'sub_tasks',
+        ALL_TASK_IDS,
+        subTaskKey,
+        (id) => `deleteOneSubTask(input: { id: ${id} }) { title }`
+      )
   },
   {
     path: 'GraphQL deleteOneTodoItem',
     reaches: items,
     run: (caller) =>
-      mutateEach(caller, 'todo_items', ALL_ITEM_IDS, todoKey, (id) => `deleteOneTodoItem(input: { id: ${id} }) { title }`)
+      mutateEach(
+        caller,
+        'todo_items',
+        ALL_ITEM_IDS,
+        todoKey,
+        (id) => `deleteOneTodoItem(input: { id: ${id} }) { title }`
+      )
   },
   {
     path: 'GraphQL setTodoItemOnSubTask (to an own item)',
     reaches: tasks,
     run: (caller) =>
-      mutateEach(caller, 'sub_tasks', ALL_TASK_IDS, subTaskKey, (id) =>
-        `setTodoItemOnSubTask(input: { id: ${id}, relationId: ${ownItemId(caller.user)} }) { id }`,
+      mutateEach(
+        caller,
+        'sub_tasks',
+        ALL_TASK_IDS,
+        subTaskKey,
+        (id) => `setTodoItemOnSubTask(input: { id: ${id}, relationId: ${ownItemId(caller.user)} }) { id }`,
         true
       )
   },
@@ -426,7 +455,8 @@ const PATHS: MatrixPath[] = [
         'sub_tasks',
         ALL_TASK_IDS,
         subTaskKey,
-        (id) => `addSubTasksToTodoItem(input: { id: ${ownItemId(caller.user)}, relationIds: [${id}] }) { id }`,
+        (id) =>
+          `addSubTasksToTodoItem(input: { id: ${ownItemId(caller.user)}, relationIds: [${id}] }) { id }`,
         true
       )
   },
@@ -553,7 +583,12 @@ forEachDatabase(
             assert.equal(response.status, 401, `${method} ${path}: ${JSON.stringify(response.body)}`)
             assert.equal(response.body.name, 'NotAuthenticated')
           }
-          const { errors } = await graphql(env.server, '{ drafts { edges { node { id } } } }', undefined, headers)
+          const { errors } = await graphql(
+            env.server,
+            '{ drafts { edges { node { id } } } }',
+            undefined,
+            headers
+          )
           assert.equal(errors?.[0]?.extensions?.code, 'UNAUTHENTICATED', JSON.stringify(errors))
           const rows = await env.server.db('drafts').where('text', 'changed')
           assert.equal(rows.length, 0)

@@ -57,7 +57,8 @@ describe('Swagger UI and GraphiQL in a browser, offline', function () {
   before(async function () {
     if (!existsSync(CHROMIUM)) {
       // CI (.ci/run) installs Chromium and says so: there, a missing browser is a failure, not a skip.
-      if (process.env.FQ_REQUIRE_BROWSER) throw new Error(`No browser at ${CHROMIUM}, and FQ_REQUIRE_BROWSER is set`)
+      if (process.env.FQ_REQUIRE_BROWSER)
+        throw new Error(`No browser at ${CHROMIUM}, and FQ_REQUIRE_BROWSER is set`)
       console.log(
         `    (skipped: no browser at ${CHROMIUM}; install Debian's chromium package to run these tests)`
       )
@@ -132,7 +133,10 @@ describe('Swagger UI and GraphiQL in a browser, offline', function () {
     page.on('websocket', (socket) => sockets.push(socket.url()))
     await page.goto(`${server.baseUrl}/graphiql`)
     await page.locator('.graphiql-query-editor .CodeMirror').waitFor()
-    await setGraphiqlQuery(page, 'mutation { createOneTodoItem(input: { todoItem: { title: "Made in GraphiQL" } }) { title } }')
+    await setGraphiqlQuery(
+      page,
+      'mutation { createOneTodoItem(input: { todoItem: { title: "Made in GraphiQL" } }) { title } }'
+    )
     await page.getByRole('button', { name: /Execute query/ }).click()
     const result = page.locator('.result-window')
     await result.getByText('"title": "Made in GraphiQL"').waitFor()
@@ -145,7 +149,8 @@ describe('Swagger UI and GraphiQL in a browser, offline', function () {
     await page.waitForTimeout(1000)
     await page.getByRole('button', { name: /Execute query/ }).click()
     const subscribed = () => server.app.service('todo-items').listenerCount('created') > listeners
-    for (let tries = 0; !subscribed() && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 25))
+    for (let tries = 0; !subscribed() && tries < 200; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 25))
     assert.ok(subscribed(), `GraphiQL did not subscribe: ${await result.innerText()}`)
     assert.equal((await server.http('POST', '/todo-items', { title: 'Heard in GraphiQL' })).status, 201)
     await result.getByText('"title": "Heard in GraphiQL"').waitFor()

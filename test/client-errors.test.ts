@@ -12,7 +12,9 @@ function exchange(server: TestServer, request: string) {
     socket.setEncoding('utf8')
     socket.on('data', (chunk: string) => (answer += chunk))
     // The server closes right after answering: bytes of the request it never read make that a reset.
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' && answer ? undefined : reject(error)))
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' && answer ? undefined : reject(error)
+    )
     socket.on('close', () => {
       const [head, body = ''] = answer.split('\r\n\r\n')
       resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), headers: head, body, raw: answer })
@@ -78,7 +80,8 @@ describe('Requests Node cannot read are answered as Feathers error JSON', () => 
 
   it("leaves them to the application's own clientError listener, added after app.listen", async () => {
     const httpServer = (server.app as unknown as { server: Server }).server
-    const own = (_error: Error, socket: Socket) => socket.end('HTTP/1.1 400 Bad Request\r\nX-Answered-By: app\r\n\r\n')
+    const own = (_error: Error, socket: Socket) =>
+      socket.end('HTTP/1.1 400 Bad Request\r\nX-Answered-By: app\r\n\r\n')
     httpServer.on('clientError', own)
     try {
       const answer = await exchange(server, 'NOT HTTP AT ALL\r\n\r\n')

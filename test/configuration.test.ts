@@ -24,55 +24,91 @@ describe('Configuration mistakes are reported at start-up', () => {
   const cases: Array<[string, () => unknown, RegExp]> = [
     [
       'a schema without an IDField',
-      configure(defineResource({ name: 'NoId', schema: Type.Object({ name: FilterableField(Type.String()) }) })),
+      configure(
+        defineResource({ name: 'NoId', schema: Type.Object({ name: FilterableField(Type.String()) }) })
+      ),
       /NoId must have exactly one IDField, found 0/
     ],
     [
       'a property without an annotation',
-      configure(defineResource({ name: 'Bare', schema: Type.Object({ id: IDField(Type.Integer()), name: Type.String() }) })),
+      configure(
+        defineResource({
+          name: 'Bare',
+          schema: Type.Object({ id: IDField(Type.Integer()), name: Type.String() })
+        })
+      ),
       /Bare\.name has no annotation/
     ],
     [
       'a relation naming an unknown resource',
-      configure(parent, defineResource({
-        name: 'Orphan',
-        schema: Type.Object({ id: IDField(Type.Integer()) }),
-        many: { children: { resource: 'Nobody', foreignKey: 'parentId' } }
-      })),
+      configure(
+        parent,
+        defineResource({
+          name: 'Orphan',
+          schema: Type.Object({ id: IDField(Type.Integer()) }),
+          many: { children: { resource: 'Nobody', foreignKey: 'parentId' } }
+        })
+      ),
       /Orphan\.children relates to unknown resource "Nobody"/
     ],
     [
       'a relation naming an unknown field',
-      configure(defineResource({
-        name: 'Child',
-        schema: Type.Object({ id: IDField(Type.Integer()), parentId: FilterableField(Type.Integer()) }),
-        one: { parent: { resource: 'Parent', foreignKey: 'motherId' } }
-      }), parent),
+      configure(
+        defineResource({
+          name: 'Child',
+          schema: Type.Object({ id: IDField(Type.Integer()), parentId: FilterableField(Type.Integer()) }),
+          one: { parent: { resource: 'Parent', foreignKey: 'motherId' } }
+        }),
+        parent
+      ),
       /Child: relation Child\.parent names unknown field "motherId"/
     ],
     [
       'an unsupported field type',
-      configure(defineResource({ name: 'Odd', schema: Type.Object({ id: IDField(Type.Integer()), tags: Field(Type.Array(Type.String())) }) })),
+      configure(
+        defineResource({
+          name: 'Odd',
+          schema: Type.Object({ id: IDField(Type.Integer()), tags: Field(Type.Array(Type.String())) })
+        })
+      ),
       /Odd\.tags has type "array"/
     ],
     [
       'a custom path without :id',
-      configure(defineResource({ ...parent, name: 'Pathless', basePath: 'pathless', update: { one: { path: 'rename' } } })),
+      configure(
+        defineResource({
+          ...parent,
+          name: 'Pathless',
+          basePath: 'pathless',
+          update: { one: { path: 'rename' } }
+        })
+      ),
       /update\.one\.path "rename" must contain :id/
     ],
     [
       'defaultSort on an unknown field',
-      configure(defineResource({ ...parent, name: 'Sorted', basePath: 'sorted', query: { defaultSort: [{ field: 'nope', direction: 'ASC' }] } })),
+      configure(
+        defineResource({
+          ...parent,
+          name: 'Sorted',
+          basePath: 'sorted',
+          query: { defaultSort: [{ field: 'nope', direction: 'ASC' }] }
+        })
+      ),
       /Sorted: query\.defaultSort names unknown field "nope"/
     ],
     [
       'an export batch size that is not a positive integer',
-      configure(defineResource({ ...parent, name: 'Batched', basePath: 'batched', export: { batchSize: 0 } })),
+      configure(
+        defineResource({ ...parent, name: 'Batched', basePath: 'batched', export: { batchSize: 0 } })
+      ),
       /Batched: export\.batchSize must be a positive integer/
     ],
     [
       'an export batch time limit that is not a positive number',
-      configure(defineResource({ ...parent, name: 'Timed', basePath: 'timed', export: { maxBatchMilliseconds: -1 } })),
+      configure(
+        defineResource({ ...parent, name: 'Timed', basePath: 'timed', export: { maxBatchMilliseconds: -1 } })
+      ),
       /Timed: export\.maxBatchMilliseconds must be a positive number/
     ],
     [
@@ -93,7 +129,9 @@ describe('Configuration mistakes are reported at start-up', () => {
     ],
     [
       'an aggregate group limit that is not a positive integer',
-      configure(defineResource({ ...parent, name: 'Grouped', basePath: 'grouped', aggregate: { maxGroups: 0 } })),
+      configure(
+        defineResource({ ...parent, name: 'Grouped', basePath: 'grouped', aggregate: { maxGroups: 0 } })
+      ),
       /Grouped: aggregate\.maxGroups must be a positive integer/
     ],
     [
@@ -101,37 +139,53 @@ describe('Configuration mistakes are reported at start-up', () => {
       'no connection for a GraphQL request',
       () =>
         koa(feathers()).configure(
-          feathersQuery({ Model: db, resources: [parent], graphql: { limits: { maxConcurrentStatements: 0 } } })
+          feathersQuery({
+            Model: db,
+            resources: [parent],
+            graphql: { limits: { maxConcurrentStatements: 0 } }
+          })
         ),
       /graphql\.limits\.maxConcurrentStatements must be a positive integer/
     ],
     [
       'keyset cursors with a paging strategy other than cursor',
-      configure(defineResource({ ...parent, name: 'Pages', graphql: { pagingStrategy: 'offset', keyset: true } })),
+      configure(
+        defineResource({ ...parent, name: 'Pages', graphql: { pagingStrategy: 'offset', keyset: true } })
+      ),
       /Pages\.graphql: keyset cursors need the cursor paging strategy/
     ],
     [
       'keyset cursors in the order of a filterOnly field',
-      configure(defineResource({
-        name: 'Secrets',
-        schema: Type.Object({ id: IDField(Type.Integer()), code: FilterableField(Type.String(), { filterOnly: true }) }),
-        query: { defaultSort: [{ field: 'code', direction: 'ASC' }] },
-        graphql: { keyset: true }
-      })),
+      configure(
+        defineResource({
+          name: 'Secrets',
+          schema: Type.Object({
+            id: IDField(Type.Integer()),
+            code: FilterableField(Type.String(), { filterOnly: true })
+          }),
+          query: { defaultSort: [{ field: 'code', direction: 'ASC' }] },
+          graphql: { keyset: true }
+        })
+      ),
       /Secrets\.graphql: keyset cursors would carry Secrets\.code \(defaultSort\), which is not serialized/
     ],
     [
       'an unknown GraphQL paging strategy on a relation',
-      configure(parent, defineResource({
-        name: 'Lister',
-        schema: Type.Object({ id: IDField(Type.Integer()) }),
-        many: { parents: { resource: 'Parent', foreignKey: 'id', pagingStrategy: 'pages' as 'offset' } }
-      })),
+      configure(
+        parent,
+        defineResource({
+          name: 'Lister',
+          schema: Type.Object({ id: IDField(Type.Integer()) }),
+          many: { parents: { resource: 'Parent', foreignKey: 'id', pagingStrategy: 'pages' as 'offset' } }
+        })
+      ),
       /relation Lister\.parents: pagingStrategy must be one of cursor, offset, none/
     ],
     [
       'a SQL-computed field missing from the schema',
-      configure(defineResource({ ...parent, name: 'Counts', sqlComputed: { total: ({ knex }) => knex.raw('1') } })),
+      configure(
+        defineResource({ ...parent, name: 'Counts', sqlComputed: { total: ({ knex }) => knex.raw('1') } })
+      ),
       /Counts: sqlComputed field "total" is not in the schema/
     ],
     [
@@ -155,7 +209,10 @@ describe('Configuration mistakes are reported at start-up', () => {
 
   for (const [title, start, message] of cases) {
     it(`refuses ${title}`, () => {
-      assert.throws(start, (error: unknown) => error instanceof ConfigurationError && message.test(error.message))
+      assert.throws(
+        start,
+        (error: unknown) => error instanceof ConfigurationError && message.test(error.message)
+      )
     })
   }
 })
@@ -181,7 +238,10 @@ describe('npm start with bad settings exits non-zero with a clear message', () =
       const started = Date.now()
       const run = start({ DATABASE_URL: `${scheme}://root:secret@127.0.0.1:1/app`, PORT: '0' })
       assert.equal(run.status, 1)
-      assert.match(run.stderr, new RegExp(`Cannot use the database at ${scheme}://root:\\*\\*\\*@127\\.0\\.0\\.1:1/app`))
+      assert.match(
+        run.stderr,
+        new RegExp(`Cannot use the database at ${scheme}://root:\\*\\*\\*@127\\.0\\.0\\.1:1/app`)
+      )
       assert.ok(!run.stderr.includes('secret'))
       assert.ok(Date.now() - started < 20000)
     })

@@ -28,7 +28,13 @@ forEachDatabase('CSV export: format', (env) => {
 
   it('encodes quotes, commas, newlines, nulls, booleans, numbers, dates and formula cells exactly', async () => {
     await seedTodoItems(env.server.db, [
-      { title: 'Plain', description: null, completed: false, priority: 0, created: '2026-09-20T12:30:00.000Z' },
+      {
+        title: 'Plain',
+        description: null,
+        completed: false,
+        priority: 0,
+        created: '2026-09-20T12:30:00.000Z'
+      },
       { title: 'say "hi", ok', description: 'line one\nline two', completed: true, priority: 2.5 },
       { title: '=HYPERLINK("x")', description: '+1', priority: -1 },
       { title: '@sum', description: '-2', priority: 10 },
@@ -91,7 +97,8 @@ forEachDatabase('CSV export: volume', (env) => {
     const { records } = parseCsv(response.text)
     assert.equal(records.length, total)
     const ids = records.map((record) => Number(record.id))
-    for (let index = 1; index < ids.length; index++) assert.ok(ids[index] > ids[index - 1], `row ${index} out of order`)
+    for (let index = 1; index < ids.length; index++)
+      assert.ok(ids[index] > ids[index - 1], `row ${index} out of order`)
     assert.equal(records[0].title, 'Item 0')
     assert.equal(records[total - 1].title, `Item ${total - 1}`)
   })
@@ -103,7 +110,11 @@ forEachDatabase('CSV export: volume', (env) => {
  * batches keep their size.
  */
 const smallBatches = exampleResourcesApp({
-  resources: [{ ...todoItemResource, export: { batchSize: 100, maxBatchMilliseconds: 0.001 } }, subTaskResource, ...tagResources]
+  resources: [
+    { ...todoItemResource, export: { batchSize: 100, maxBatchMilliseconds: 0.001 } },
+    subTaskResource,
+    ...tagResources
+  ]
 })
 
 forEachDatabase(
@@ -137,7 +148,10 @@ forEachDatabase('CSV export: back-pressure and disconnects', (env) => {
     await clearTables(env.server.db)
     // Rows of ~350 bytes: the whole table (17 MB) is more than loopback socket buffers can hold.
     const description = 'x'.repeat(300)
-    await seedTodoItems(env.server.db, Array.from({ length: total }, (_, index) => ({ title: `Item ${index}`, description })))
+    await seedTodoItems(
+      env.server.db,
+      Array.from({ length: total }, (_, index) => ({ title: `Item ${index}`, description }))
+    )
   })
 
   it('stops reading while the client does not read, and for good once it disconnects', async function () {

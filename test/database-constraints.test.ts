@@ -87,7 +87,9 @@ forEachDatabase(
       })
       assert.equal(response.status, 400, response.text)
       assert.equal(response.body.name, 'BadRequest')
-      assert.deepEqual(response.body.errors, [{ field: 'body.title', message: 'violates a database constraint' }])
+      assert.deepEqual(response.body.errors, [
+        { field: 'body.title', message: 'violates a database constraint' }
+      ])
       assert.deepEqual(await subTasks(), [])
     })
 

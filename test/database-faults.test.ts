@@ -140,7 +140,11 @@ async function assertAllUnavailable(server: TestServer, withinMs: number) {
     const label = `${method} ${path}`
     if (path === '/graphql') {
       assert.ok(result.status < 500, `${label} answered ${result.status}`)
-      assert.equal(result.body.errors?.[0]?.extensions.code, 'SERVICE_UNAVAILABLE', `${label}: ${result.text}`)
+      assert.equal(
+        result.body.errors?.[0]?.extensions.code,
+        'SERVICE_UNAVAILABLE',
+        `${label}: ${result.text}`
+      )
     } else {
       assert.equal(result.status, 503, `${label}: ${result.text}`)
       assert.equal(result.body.name, 'Unavailable')
@@ -197,7 +201,10 @@ for (const name of networked) {
       }
       assert.ok(recovered, 'the same server process serves again')
       const list = await server.http('GET', '/todo-items?title=survivor')
-      assert.deepEqual(list.body.nodes.map((node: { title: string }) => node.title), ['survivor'])
+      assert.deepEqual(
+        list.body.nodes.map((node: { title: string }) => node.title),
+        ['survivor']
+      )
       const created = await server.http('POST', '/todo-items', { title: 'back' })
       assert.equal(created.status, 201)
       assert.equal((await server.http('DELETE', `/todo-items/${created.body.id}`)).status, 200)
@@ -225,7 +232,10 @@ for (const name of networked) {
 
     it('ends an export cut off midway with an error instead of a short file that looks whole, and serves again', async function () {
       this.timeout(60000)
-      await seedTodoItems(server.db, Array.from({ length: 20000 }, (_, index) => ({ title: `Row ${index}` })))
+      await seedTodoItems(
+        server.db,
+        Array.from({ length: 20000 }, (_, index) => ({ title: `Row ${index}` }))
+      )
       const response = await fetch(`${server.baseUrl}/todo-items/export`)
       assert.equal(response.status, 200)
       const reader = response.body!.getReader()

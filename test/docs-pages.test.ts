@@ -57,7 +57,10 @@ describe('Swagger UI and GraphiQL pages over HTTP, without a browser', function 
       assert.deepEqual(policy['object-src'], ["'none'"])
       for (const name of ['style-src', 'img-src', 'font-src']) {
         assert.ok(policy[name]?.includes("'self'"), name)
-        assert.ok(!policy[name].some((source: string) => /^https?:|^\*/.test(source)), `${name}: no other hosts`)
+        assert.ok(
+          !policy[name].some((source: string) => /^https?:|^\*/.test(source)),
+          `${name}: no other hosts`
+        )
       }
 
       // Everything the page loads is relative, so it stays on this server, and is served.
@@ -70,14 +73,21 @@ describe('Swagger UI and GraphiQL pages over HTTP, without a browser', function 
         const asset = await fetch(new URL(url, `${server.baseUrl}${page.path}/`))
         const body = await asset.text()
         assert.equal(asset.status, 200, url)
-        assert.match(asset.headers.get('content-type') ?? '', url.endsWith('.css') ? /text\/css/ : /javascript/, url)
+        assert.match(
+          asset.headers.get('content-type') ?? '',
+          url.endsWith('.css') ? /text\/css/ : /javascript/,
+          url
+        )
         assert.ok(body.length > 0, `${url} is empty`)
         assert.equal(asset.headers.get('content-security-policy'), null, `${url}: the policy is the page's`)
       }
 
       // The page's own script points at this server's endpoint, which answers.
       const init = loaded.find((url) => /init/.test(url))!
-      assert.match(await (await fetch(new URL(init, `${server.baseUrl}${page.path}/`))).text(), new RegExp(page.data))
+      assert.match(
+        await (await fetch(new URL(init, `${server.baseUrl}${page.path}/`))).text(),
+        new RegExp(page.data)
+      )
       if (page.dataType) {
         const data = await server.http('GET', page.data)
         assert.equal(data.status, 200)

@@ -21,7 +21,10 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     for (const offset of ['1e20', '1e23', String(2 ** 53)]) {
       const response = await env.server.http('GET', `/todo-items?offset=${offset}`)
       assert.equal(response.status, 400, offset)
-      assert.deepEqual(response.body.errors.map((error: { field: string }) => error.field), ['offset'])
+      assert.deepEqual(
+        response.body.errors.map((error: { field: string }) => error.field),
+        ['offset']
+      )
     }
   })
 
@@ -43,7 +46,11 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
   it('compares integers beyond a 32-bit column as numbers, on every database: no such record, not a 400', async () => {
     const BIG = 99999999999
     for (const method of ['GET', 'PATCH', 'DELETE']) {
-      const response = await env.server.http(method, `/todo-items/${BIG}`, method === 'PATCH' ? { priority: 1 } : undefined)
+      const response = await env.server.http(
+        method,
+        `/todo-items/${BIG}`,
+        method === 'PATCH' ? { priority: 1 } : undefined
+      )
       assert.equal(response.status, 404, `${method}: ${response.text}`)
     }
     const COUNT = 'query($filter: TodoItemFilter) { todoItems(filter: $filter) { totalCount } }'
@@ -60,10 +67,13 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
       [{ id: { in: [id, BIG] } }, 1],
       [{ id: { notIn: [BIG] } }, 1]
     ]
-    for (const [filter, expected] of cases) assert.equal(await count(filter), expected, JSON.stringify(filter))
+    for (const [filter, expected] of cases)
+      assert.equal(await count(filter), expected, JSON.stringify(filter))
     // GraphQL's Int is 32 bits; Feathers' syntax and the service's query model take any safe integer.
     const feathers = async (query: string) => {
-      const response = await env.server.http('GET', `/todo-items?${query}`, undefined, { 'x-query-syntax': 'feathers' })
+      const response = await env.server.http('GET', `/todo-items?${query}`, undefined, {
+        'x-query-syntax': 'feathers'
+      })
       assert.equal(response.status, 200, `${query}: ${response.text}`)
       return response.body.total
     }
@@ -72,8 +82,12 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     const service = env.server.app.service('todo-items') as unknown as ResourceService
     // Without paging, the query model's find answers every record as an array.
     const between = async (lower: number, upper: number) =>
-      ((await service.find({ queryModel: true, query: { filter: { priority: { between: { lower, upper } } } } })) as [])
-        .length
+      (
+        (await service.find({
+          queryModel: true,
+          query: { filter: { priority: { between: { lower, upper } } } }
+        })) as []
+      ).length
     assert.equal(await between(-BIG, BIG), 1)
     assert.equal(await between(BIG, BIG + 1), 0)
     // A keyset position (what a cursor holds, which a client can write by hand) compares the same way.
@@ -143,7 +157,10 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
     }
     const service = env.server.app.service('todo-items') as unknown as ResourceService
     await assert.rejects(
-      service.find({ queryModel: true, query: { filter: { created: { lt: new Date(Date.UTC(10000, 0, 1)) } } } }),
+      service.find({
+        queryModel: true,
+        query: { filter: { created: { lt: new Date(Date.UTC(10000, 0, 1)) } } }
+      }),
       (error: { code: number; errors: unknown }) => {
         assert.deepEqual(error.errors, [{ field: 'created.lt', message: RANGE }])
         return error.code === 400
@@ -218,7 +235,10 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
   it('names the parameter whose value the database cannot take', async () => {
     const response = await env.server.http('GET', '/todo-items?priority=1e400')
     assert.equal(response.status, 400)
-    assert.deepEqual(response.body.errors.map((error: { field: string }) => error.field), ['priority'])
+    assert.deepEqual(
+      response.body.errors.map((error: { field: string }) => error.field),
+      ['priority']
+    )
   })
 
   it('reads a query on a single-record endpoint as Feathers query syntax, refusing unknown fields', async () => {
@@ -251,7 +271,9 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
   it('refuses a query string the parsers would read in part: too many parameters, escapes that are not UTF-8', async () => {
     // A `$` parameter: Feathers' REST transport reads it; 1,000 parameters are what its parser keeps.
     const inList = Array.from({ length: 1000 }, () => `id[$in][]=${id}`).join('&')
-    const kept = await env.server.http('GET', `/todo-items?${inList}`, undefined, { 'x-query-syntax': 'feathers' })
+    const kept = await env.server.http('GET', `/todo-items?${inList}`, undefined, {
+      'x-query-syntax': 'feathers'
+    })
     assert.equal(kept.status, 200, kept.text)
     assert.equal(kept.body.total, 1)
     const paths = [
@@ -265,7 +287,11 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
       assert.equal(response.status, 400, path.slice(0, 60))
       assert.match(response.body.message, /at most 1000 parameters/)
     }
-    for (const path of ['/todo-items?title=%ED%A0%80', '/todo-items?title[$ne]=%FF', `/todo-items/${id}?x=%C3`]) {
+    for (const path of [
+      '/todo-items?title=%ED%A0%80',
+      '/todo-items?title[$ne]=%FF',
+      `/todo-items/${id}?x=%C3`
+    ]) {
       const response = await env.server.http('GET', path)
       assert.equal(response.status, 400, path)
       assert.match(response.body.message, /not valid UTF-8/)
@@ -282,14 +308,21 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
       for (const body of [[], [{ priority: 1 }]]) {
         const response = await env.server.http(method, `/todo-items/${id}`, body)
         assert.equal(response.status, 400, `${method} ${response.text}`)
-        assert.deepEqual(response.body.errors, [{ field: 'body', message: 'must be an object: one record changes at a time' }])
+        assert.deepEqual(response.body.errors, [
+          { field: 'body', message: 'must be an object: one record changes at a time' }
+        ])
       }
     }
     assert.deepEqual(await env.server.db('todo_items').count({ count: '*' }), before)
   })
 
   it('keeps SQL out of constraint errors', async () => {
-    const response = await env.server.http('POST', '/todo-items', { title: 'x' }, { 'user-name': 'u'.repeat(300) })
+    const response = await env.server.http(
+      'POST',
+      '/todo-items',
+      { title: 'x' },
+      { 'user-name': 'u'.repeat(300) }
+    )
     if (env.server.database === 'mysql') {
       assert.equal(response.status, 400)
       // The too long value is the hidden createdBy (set by a hook from the header): its column is not named.
@@ -347,8 +380,15 @@ async function scopedParentsApp(databaseUrl: string) {
     table.increments('id')
     table.integer('parentId').notNullable()
   })
-  await db('parents').insert([{ id: 1, active: false }, { id: 2, active: true }])
-  await db('kids').insert([{ id: 1, parentId: 1 }, { id: 2, parentId: 2 }, { id: 3, parentId: 2 }])
+  await db('parents').insert([
+    { id: 1, active: false },
+    { id: 2, active: true }
+  ])
+  await db('kids').insert([
+    { id: 1, parentId: 1 },
+    { id: 2, parentId: 2 },
+    { id: 3, parentId: 2 }
+  ])
   const parents = defineResource({
     name: 'Parent',
     schema: Type.Object({ id: IDField(Type.Integer()), active: FilterableField(Type.Boolean()) }),
@@ -371,7 +411,10 @@ forEachDatabase(
       const response = await env.server.http('POST', '/graphql', {
         query: '{ parent(id: 1) { id } kid(id: 1) { parent { id active } } }'
       })
-      assert.deepEqual(response.body.data, { parent: { id: '1' }, kid: { parent: { id: '1', active: false } } })
+      assert.deepEqual(response.body.data, {
+        parent: { id: '1' },
+        kid: { parent: { id: '1', active: false } }
+      })
     })
 
     it('aggregates a relation whose foreign key is a plain Field', async () => {
@@ -379,7 +422,9 @@ forEachDatabase(
         query: '{ parents { edges { node { id kidsAggregate { count { id } } } } } }'
       })
       assert.equal(response.body.errors, undefined)
-      assert.deepEqual(response.body.data.parents.edges, [{ node: { id: '2', kidsAggregate: [{ count: { id: 2 } }] } }])
+      assert.deepEqual(response.body.data.parents.edges, [
+        { node: { id: '2', kidsAggregate: [{ count: { id: 2 } }] } }
+      ])
     })
   },
   scopedParentsApp

@@ -22,7 +22,8 @@ const todoItems = defineResource({
   ...todoItemResource,
   async authorize(context: HookContext) {
     const id = String(context.id)
-    if (context.method === 'get' && slowOnce.delete(id)) await new Promise((resolve) => setTimeout(resolve, 150))
+    if (context.method === 'get' && slowOnce.delete(id))
+      await new Promise((resolve) => setTimeout(resolve, 150))
     return undefined
   }
 })
@@ -46,10 +47,16 @@ forEachDatabase(
   'Events reach a connection in the order of the writes, whatever authorize takes',
   (env) => {
     it('a patch whose authorize check is slow is still heard before the patch after it', async () => {
-      const socket = io(env.server.baseUrl, { transports: ['websocket'], forceNew: true, reconnection: false })
+      const socket = io(env.server.baseUrl, {
+        transports: ['websocket'],
+        forceNew: true,
+        reconnection: false
+      })
       const client = feathers().configure(socketioClient(socket))
       const heard: number[] = []
-      client.service('todo-items').on('patched', (record: { priority: number }) => heard.push(record.priority))
+      client
+        .service('todo-items')
+        .on('patched', (record: { priority: number }) => heard.push(record.priority))
       try {
         await new Promise<void>((resolve) => socket.on('connect', () => resolve()))
         const service = env.server.app.service('todo-items')
@@ -59,7 +66,8 @@ forEachDatabase(
         await service.patch(created.id, { priority: 1 })
         await service.patch(created.id, { priority: 2 })
         const deadline = Date.now() + 5000
-        while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+        while (heard.length < 2 && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 10))
         assert.deepEqual(heard, [1, 2])
       } finally {
         socket.close()

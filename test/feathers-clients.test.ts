@@ -114,7 +114,6 @@ async function rejectsWith(call: Promise<unknown>, code: number, message?: RegEx
 const byNumber = (a: number, b: number) => a - b
 const idsOf = (records: Array<{ id: number }>) => records.map((record) => record.id).sort(byNumber)
 
-
 const COMPARE_QUERY = `query Compare($filter: TodoItemFilter, $sorting: [TodoItemSort!], $paging: CursorPaging) {
   todoItems(filter: $filter, sorting: $sorting, paging: $paging) { totalCount edges { node { id title } } }
 }`
@@ -811,7 +810,11 @@ forEachDatabase(
             await todos.patch(created.id, { priority: 2 }, narrow)
             await todos.remove(created.id, narrow)
             for (const event of WRITE_EVENTS.filter((name) => name !== 'updated')) {
-              const received = await waitForEvent(ann, (e) => e.event === event && e.data.id === created.id, from)
+              const received = await waitForEvent(
+                ann,
+                (e) => e.event === event && e.data.id === created.id,
+                from
+              )
               assert.equal(received.data.title, `selected via ${via}`)
             }
           }
@@ -870,7 +873,11 @@ forEachDatabase(
           // Relation aggregates partition by a foreign key, hidden or not: only the server's own calls may.
           for (const via of VIAS) {
             const todos = clientOf(ann, via).service('todo-items').methods('aggregate')
-            await rejectsWith(todos.aggregate({ partitionBy: 'createdBy', count: ['id'] }), 400, /^partitionBy: /)
+            await rejectsWith(
+              todos.aggregate({ partitionBy: 'createdBy', count: ['id'] }),
+              400,
+              /^partitionBy: /
+            )
           }
         })
 

@@ -51,7 +51,10 @@ forEachDatabase('Filter limits: what one filter may hold', (env) => {
   it('refuses more comparisons than allowed however they are nested', async () => {
     const nested = { and: [orOf(60), orOf(41)] }
     const error = await refused(nested)
-    assert.deepEqual(error.extensions.errors!.map((entry) => entry.field), ['and.1.or.40.priority.eq'])
+    assert.deepEqual(
+      error.extensions.errors!.map((entry) => entry.field),
+      ['and.1.or.40.priority.eq']
+    )
     assert.match(error.message, /at most 100 comparisons/)
   })
 
@@ -67,7 +70,10 @@ forEachDatabase('Filter limits: what one filter may hold', (env) => {
       priority: { notIn: listOf(1000, 1000 * (index + 1)) }
     }))
     const error = await refused({ and: lists })
-    assert.deepEqual(error.extensions.errors!.map((entry) => entry.field), ['and.10.priority.notIn'])
+    assert.deepEqual(
+      error.extensions.errors!.map((entry) => entry.field),
+      ['and.10.priority.notIn']
+    )
     assert.match(error.message, /at most 10000 values/)
     assert.equal(await counted({ and: lists.slice(0, 10) }), 20)
   })
@@ -93,9 +99,18 @@ forEachDatabase('Filter limits: what one filter may hold', (env) => {
     const service = env.server.app.service('todo-items') as unknown as ResourceService
     const tooMany = (error: { code: number; errors: Array<{ field: string }> }) =>
       error.code === 400 && error.errors[0].field === 'or'
-    await assert.rejects(service.find({ queryModel: true, query: { filter: orOf(101), paging: { limit: 1 } } }), tooMany)
-    await assert.rejects(service.find({ queryModel: true, query: { filter: orOf(101), paging: { limit: 1 }, keyset: {} } }), tooMany)
-    await assert.rejects(service.aggregate({ count: ['id'] }, { queryModel: true, query: { filter: orOf(101) } }), tooMany)
+    await assert.rejects(
+      service.find({ queryModel: true, query: { filter: orOf(101), paging: { limit: 1 } } }),
+      tooMany
+    )
+    await assert.rejects(
+      service.find({ queryModel: true, query: { filter: orOf(101), paging: { limit: 1 }, keyset: {} } }),
+      tooMany
+    )
+    await assert.rejects(
+      service.aggregate({ count: ['id'] }, { queryModel: true, query: { filter: orOf(101) } }),
+      tooMany
+    )
   })
 })
 

@@ -62,10 +62,20 @@ forEachDatabase(
 
     it('has the root query with enableAggregate or aggregate.enabled, and nothing without', async () => {
       assert.ok(
-        sdl.includes('libraryAggregate( filter: LibraryAggregateFilter having: LibraryAggregateHaving sorting: [LibraryAggregateSort!] paging: AggregatePaging ): [LibraryAggregateResponse!]!')
+        sdl.includes(
+          'libraryAggregate( filter: LibraryAggregateFilter having: LibraryAggregateHaving sorting: [LibraryAggregateSort!] paging: AggregatePaging ): [LibraryAggregateResponse!]!'
+        )
       )
-      assert.ok(sdl.includes('bookAggregate( filter: BookAggregateFilter having: BookAggregateHaving sorting: [BookAggregateSort!] paging: AggregatePaging ): [BookAggregateResponse!]!'))
-      assert.ok(sdl.includes('tagAggregate( filter: TagAggregateFilter having: TagAggregateHaving sorting: [TagAggregateSort!] paging: AggregatePaging ): [TagAggregateResponse!]!'))
+      assert.ok(
+        sdl.includes(
+          'bookAggregate( filter: BookAggregateFilter having: BookAggregateHaving sorting: [BookAggregateSort!] paging: AggregatePaging ): [BookAggregateResponse!]!'
+        )
+      )
+      assert.ok(
+        sdl.includes(
+          'tagAggregate( filter: TagAggregateFilter having: TagAggregateHaving sorting: [TagAggregateSort!] paging: AggregatePaging ): [TagAggregateResponse!]!'
+        )
+      )
       assert.doesNotMatch(sdl, /reviewAggregate|ReviewAggregate/)
       const response = await graphql(env.server, '{ reviewAggregate { count { id } } }')
       assert.deepEqual(codes(response), ['GRAPHQL_VALIDATION_FAILED'])
@@ -73,7 +83,9 @@ forEachDatabase(
 
     it('has relation aggregates with enableAggregate only, except where the relation opts out', async () => {
       assert.ok(
-        sdl.includes('booksAggregate( filter: BookAggregateFilter having: BookAggregateHaving sorting: [BookAggregateSort!] paging: AggregatePaging ): [LibraryBooksAggregateResponse!]!'),
+        sdl.includes(
+          'booksAggregate( filter: BookAggregateFilter having: BookAggregateHaving sorting: [BookAggregateSort!] paging: AggregatePaging ): [LibraryBooksAggregateResponse!]!'
+        ),
         'Library.books'
       )
       assert.doesNotMatch(sdl, /archiveAggregate|LibraryArchiveAggregate/, 'Library.archive opts out')
@@ -253,7 +265,11 @@ forEachDatabase(
     })
 
     it('requires the aggregate filter when a field is filterRequired, with an operator', async () => {
-      assert.ok(sdl.includes('entryAggregate( filter: EntryAggregateFilter! having: EntryAggregateHaving sorting: [EntryAggregateSort!] paging: AggregatePaging ): [EntryAggregateResponse!]!'))
+      assert.ok(
+        sdl.includes(
+          'entryAggregate( filter: EntryAggregateFilter! having: EntryAggregateHaving sorting: [EntryAggregateSort!] paging: AggregatePaging ): [EntryAggregateResponse!]!'
+        )
+      )
       assert.ok(sdl.includes('account: StringFieldComparison! amount: NumberFieldComparison }'))
       await env.server.db('entries').insert([
         { account: 'a', amount: 2 },

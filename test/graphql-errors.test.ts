@@ -133,7 +133,10 @@ forEachDatabase('GraphQL: errors, transport and service params', (env) => {
     assert.deepEqual(codes(badId), ['BAD_USER_INPUT'])
     assert.deepEqual(badId.errors![0].extensions.errors, [{ field: 'id', message: 'must be an integer' }])
     // The example enables no multi writes, so it has no many-mutations.
-    const mutation = await graphql(env.server, 'mutation { deleteManyTodoItems(input: {filter: {id: {eq: 1}}}) { deletedCount } }')
+    const mutation = await graphql(
+      env.server,
+      'mutation { deleteManyTodoItems(input: {filter: {id: {eq: 1}}}) { deletedCount } }'
+    )
     assert.deepEqual(codes(mutation), ['GRAPHQL_VALIDATION_FAILED'])
     assert.match(mutation.errors![0].message, /Cannot query field "deleteManyTodoItems" on type "Mutation"/)
     assert.equal(mutation.data, undefined)

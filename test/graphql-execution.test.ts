@@ -83,7 +83,8 @@ forEachDatabase('GraphQL: compiled execution answers like graphql-js', (env) => 
 
   it('answers a small document whose fragments expand to thousands of fields without compiling it', async () => {
     const aliases = (body: string) => Array.from({ length: 45 }, (_, index) => `a${index}: ${body}`).join(' ')
-    const nested = (inner: string) => `subTasks(paging: {first: 1}) { edges { node { todoItem { ...${inner} } } } }`
+    const nested = (inner: string) =>
+      `subTasks(paging: {first: 1}) { edges { node { todoItem { ...${inner} } } } }`
     const document = `
       { todoItems(paging: {first: 1}) { edges { node { ...G2 } } } }
       fragment G0 on TodoItem { id title description completed created updated }
@@ -102,7 +103,10 @@ forEachDatabase('GraphQL: compiled execution answers like graphql-js', (env) => 
     // interpreted, it took 2.5 to 3.5 times a later run; compiled, 20 to 30 times.
     const first = await timed()
     const later = Math.min(await timed(), await timed(), await timed())
-    assert.ok(first < 8 * later + 200, `the first run took ${first.toFixed(0)} ms, later ones ${later.toFixed(0)} ms`)
+    assert.ok(
+      first < 8 * later + 200,
+      `the first run took ${first.toFixed(0)} ms, later ones ${later.toFixed(0)} ms`
+    )
   })
 
   it('applies @skip and @include to one fragment spread only', async () => {
@@ -139,7 +143,9 @@ const examplePart: GraphqlSchemaPart = {
 }
 
 const logged: unknown[] = []
-const appWithPart = exampleResourcesApp({ graphql: { parts: [examplePart], logError: (error) => logged.push(error) } })
+const appWithPart = exampleResourcesApp({
+  graphql: { parts: [examplePart], logError: (error) => logged.push(error) }
+})
 
 forEachDatabase(
   'GraphQL: fields added by schema parts',
@@ -162,9 +168,10 @@ forEachDatabase(
       // @include sends the document to graphql-js.
       const interpreted = await graphql(env.server, `{ todoItem(id: ${id}) { broken @include(if: true) } }`)
       for (const response of [compiled, interpreted]) {
-        assert.deepEqual(response.errors?.map((error) => [error.message, error.extensions.code]), [
-          ['Internal server error', 'INTERNAL_SERVER_ERROR']
-        ])
+        assert.deepEqual(
+          response.errors?.map((error) => [error.message, error.extensions.code]),
+          [['Internal server error', 'INTERNAL_SERVER_ERROR']]
+        )
       }
       assert.equal(logged.length, 2)
     })
@@ -173,7 +180,9 @@ forEachDatabase(
       // The same failure as a response past V8's longest string, which six aliased aggregates of 100,000
       // groups once made: graphql-http answered an empty 500, which the endpoint called BAD_REQUEST.
       logged.length = 0
-      const response = await env.server.http('POST', '/graphql', { query: '{ todoItems { edges { node { unserializable } } } }' })
+      const response = await env.server.http('POST', '/graphql', {
+        query: '{ todoItems { edges { node { unserializable } } } }'
+      })
       assert.equal(response.status, 500)
       assert.deepEqual(response.body, {
         errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]
@@ -189,7 +198,10 @@ forEachDatabase(
           query: '{ todoItems { edges { node { unserializable } } } todoItem(id: "999999999") { id } }'
         })
         assert.equal(withErrors.status, 500)
-        assert.deepEqual(withErrors.body.errors.map((error: any) => error.extensions.code), ['INTERNAL_SERVER_ERROR'])
+        assert.deepEqual(
+          withErrors.body.errors.map((error: any) => error.extensions.code),
+          ['INTERNAL_SERVER_ERROR']
+        )
       } finally {
         console.error = original
       }
@@ -212,4 +224,3 @@ forEachDatabase(
   },
   appWithPart
 )
-

@@ -25,7 +25,8 @@ const PAGE = `query Page($paging: CursorPaging, $sorting: [CardSort!], $filter: 
 
 /** Where `a` stands against `b` in `sort` then id ascending (NULLs smallest unless `nulls` says otherwise). */
 function compare(sort: Sort, a: Card, b: Card) {
-  const nullsFirst = (sort.nulls ?? (sort.direction === 'ASC' ? 'NULLS_FIRST' : 'NULLS_LAST')) === 'NULLS_FIRST'
+  const nullsFirst =
+    (sort.nulls ?? (sort.direction === 'ASC' ? 'NULLS_FIRST' : 'NULLS_LAST')) === 'NULLS_FIRST'
   const x = a[sort.field]
   const y = b[sort.field]
   if (x === null || y === null) {
@@ -57,8 +58,12 @@ forEachDatabase(
     beforeEach(async () => {
       await env.server.db('cards').delete()
       await env.server.db('boards').delete()
-      await env.server.db('boards').insert([{ id: 1, name: 'one' }, { id: 2, name: 'two' }])
-      for (let n = 0; n < 14; n++) await insert(1, n % 4 === 0 ? null : n % 5, n % 3 === 0 ? null : day(n % 6))
+      await env.server.db('boards').insert([
+        { id: 1, name: 'one' },
+        { id: 2, name: 'two' }
+      ])
+      for (let n = 0; n < 14; n++)
+        await insert(1, n % 4 === 0 ? null : n % 5, n % 3 === 0 ? null : day(n % 6))
       for (let n = 0; n < 3; n++) await insert(2, n, day(n))
     })
 
@@ -72,7 +77,14 @@ forEachDatabase(
 
     const current = async (board?: number): Promise<Card[]> =>
       (await env.server.db('cards').modify((query) => (board ? query.where('boardId', board) : query))).map(
-        (row: Record<string, any>): Card => ({ id: Number(row.id), rank: row.rank ?? null, due: row.due === null ? null : new Date(Number.isFinite(Number(row.due)) ? Number(row.due) : row.due).toISOString() })
+        (row: Record<string, any>): Card => ({
+          id: Number(row.id),
+          rank: row.rank ?? null,
+          due:
+            row.due === null
+              ? null
+              : new Date(Number.isFinite(Number(row.due)) ? Number(row.due) : row.due).toISOString()
+        })
       )
 
     const sorts: Sort[] = [
@@ -108,10 +120,16 @@ forEachDatabase(
             deleted.add(behind.id)
           }
           if (alive.length > 1) {
-            await env.server.db('cards').where('id', alive[alive.length - 1].id).delete()
+            await env.server
+              .db('cards')
+              .where('id', alive[alive.length - 1].id)
+              .delete()
             deleted.add(alive[alive.length - 1].id)
           }
-          for (const [rank, due] of [[round % 5, day(round)], [null, null]] as const) {
+          for (const [rank, due] of [
+            [round % 5, day(round)],
+            [null, null]
+          ] as const) {
             const card = await insert(1 + (round % 2), rank, due)
             inserted.push({ card, ahead: compare(sort, card, last) > 0 })
           }
@@ -147,7 +165,10 @@ forEachDatabase(
           expected.map((card) => card.id)
         )
         // Forward from a backward page's end cursor continues right after it.
-        const middle = await page({ sorting, paging: { last: 3, before: (await page({ sorting, paging: { first: 8 } })).pageInfo.endCursor } })
+        const middle = await page({
+          sorting,
+          paging: { last: 3, before: (await page({ sorting, paging: { first: 8 } })).pageInfo.endCursor }
+        })
         const next = await page({ sorting, paging: { first: 2, after: middle.pageInfo.endCursor } })
         assert.deepEqual(
           [...middle.cards, ...next.cards].map((card) => card.id),
@@ -173,7 +194,9 @@ forEachDatabase(
       let after: string | undefined
       for (;;) {
         const result = await read({ paging: { first: 4, ...(after ? { after } : {}) } })
-        forward.push(...result.edges.map((edge: any) => ({ id: Number(edge.node.id), label: edge.node.label })))
+        forward.push(
+          ...result.edges.map((edge: any) => ({ id: Number(edge.node.id), label: edge.node.label }))
+        )
         if (!result.pageInfo.hasNextPage) break
         after = result.pageInfo.endCursor
       }
@@ -186,7 +209,10 @@ forEachDatabase(
         if (!result.pageInfo.hasPreviousPage) break
         before = result.pageInfo.startCursor
       }
-      assert.deepEqual(backward, labelled.map((card) => card.id))
+      assert.deepEqual(
+        backward,
+        labelled.map((card) => card.id)
+      )
       const filtered = await read({ filter: { label: { like: '% #2' } }, paging: { first: 10 } })
       assert.deepEqual(
         filtered.edges.map((edge: any) => edge.node.label),
@@ -206,7 +232,10 @@ forEachDatabase(
         after = result.pageInfo.endCursor
       }
       const visible = (await current(1)).filter((card) => card.rank !== null).sort((a, b) => a.id - b.id)
-      assert.deepEqual(seen, visible.map((card) => card.id))
+      assert.deepEqual(
+        seen,
+        visible.map((card) => card.id)
+      )
     })
 
     it('refuses a cursor made for another sorting or filter, and a changed or foreign one, with a 400', async () => {
@@ -221,18 +250,48 @@ forEachDatabase(
       }
       const after = pageInfo.endCursor
       await attempt({ paging: { first: 3, after } }, 'paging.after', /another sorting or filter/)
-      await attempt({ sorting: [{ field: 'rank', direction: 'DESC' }], paging: { first: 3, after } }, 'paging.after', /another sorting/)
-      await attempt({ sorting, filter: { boardId: { eq: 1 } }, paging: { first: 3, after } }, 'paging.after', /or filter/)
-      await attempt({ sorting, paging: { last: 3, before: after.slice(0, -4) } }, 'paging.before', /not a valid cursor/)
-      await attempt({ sorting, paging: { first: 3, after: offsetCursor(3) } }, 'paging.after', /not a valid cursor/)
-      await attempt({ sorting, paging: { first: 3, after: 'not base64!' } }, 'paging.after', /not a valid cursor/)
+      await attempt(
+        { sorting: [{ field: 'rank', direction: 'DESC' }], paging: { first: 3, after } },
+        'paging.after',
+        /another sorting/
+      )
+      await attempt(
+        { sorting, filter: { boardId: { eq: 1 } }, paging: { first: 3, after } },
+        'paging.after',
+        /or filter/
+      )
+      await attempt(
+        { sorting, paging: { last: 3, before: after.slice(0, -4) } },
+        'paging.before',
+        /not a valid cursor/
+      )
+      await attempt(
+        { sorting, paging: { first: 3, after: offsetCursor(3) } },
+        'paging.after',
+        /not a valid cursor/
+      )
+      await attempt(
+        { sorting, paging: { first: 3, after: 'not base64!' } },
+        'paging.after',
+        /not a valid cursor/
+      )
       const payload = readCursor(after)
       payload.fields[1].value += 1
       await attempt({ sorting, paging: { first: 3, after: writeCursor(payload) } }, 'paging.after', /changed/)
       // A relation's cursor is not the root's, though both list cards by rank.
       const relation = await graphql(
         env.server,
-        `query($after: ConnectionCursor) { board(id: 1) { cardsByKey(sorting: [{ field: rank, direction: ASC }], paging: { first: 2, after: $after }) { edges { cursor } } } }`,
+        `
+          query ($after: ConnectionCursor) {
+            board(id: 1) {
+              cardsByKey(sorting: [{ field: rank, direction: ASC }], paging: { first: 2, after: $after }) {
+                edges {
+                  cursor
+                }
+              }
+            }
+          }
+        `,
         { after }
       )
       assert.deepEqual(codes(relation), ['BAD_USER_INPUT'])
@@ -244,7 +303,17 @@ forEachDatabase(
       assert.equal(response.errors![0].extensions.errors![0].field, 'sorting.0.field')
       const offsetCursors = await graphql(
         env.server,
-        `{ board(id: 1) { cardsByOffset(sorting: [{ field: secret, direction: ASC }]) { edges { cursor } } } }`
+        `
+          {
+            board(id: 1) {
+              cardsByOffset(sorting: [{ field: secret, direction: ASC }]) {
+                edges {
+                  cursor
+                }
+              }
+            }
+          }
+        `
       )
       assert.deepEqual(codes(offsetCursors), [], 'offset cursors carry no values')
     })
@@ -258,13 +327,16 @@ forEachDatabase(
       const resign = (fields: Array<{ field: string; value: unknown }>) =>
         writeCursor({ ...payload, fields, check: digest(`${payload.scope}|${JSON.stringify(fields)}`) })
       const injected = resign([
-        { field: 'rank', value: "1 OR 1=1; DROP TABLE cards; --" },
+        { field: 'rank', value: '1 OR 1=1; DROP TABLE cards; --' },
         { field: 'id', value: 1 }
       ])
       const bad = await graphql(env.server, PAGE, { sorting, paging: { first: 3, after: injected } })
       assert.deepEqual(codes(bad), ['BAD_USER_INPUT'])
       assert.equal(bad.errors![0].extensions.errors![0].field, 'keyset.after.rank')
-      const missing = await graphql(env.server, PAGE, { sorting, paging: { first: 3, after: resign([{ field: 'id', value: 1 }]) } })
+      const missing = await graphql(env.server, PAGE, {
+        sorting,
+        paging: { first: 3, after: resign([{ field: 'id', value: 1 }]) }
+      })
       assert.deepEqual(codes(missing), ['BAD_USER_INPUT'])
       // The start of the order: every card after it, yet none of the hidden board's.
       const start = resign([
@@ -275,7 +347,13 @@ forEachDatabase(
       assert.ok(moved.cards.length > 0)
       const board2 = new Set((await current(2)).map((card) => card.id))
       assert.ok(moved.cards.every((card: Card) => !board2.has(card.id)))
-      assert.equal(await env.server.db('cards').count({ n: '*' }).then((rows) => Number(rows[0].n)), 17)
+      assert.equal(
+        await env.server
+          .db('cards')
+          .count({ n: '*' })
+          .then((rows) => Number(rows[0].n)),
+        17
+      )
     })
 
     it('pages a relation by keyset per parent, both ways, in one statement whatever the page size', async () => {
@@ -289,15 +367,39 @@ forEachDatabase(
         return response.data.boards.nodes[0].cardsByKey
       }
       const first = await run({ first: 5 })
-      assert.deepEqual(first.edges.map((edge: any) => Number(edge.node.id)), expected.slice(0, 5).map((card) => card.id))
+      assert.deepEqual(
+        first.edges.map((edge: any) => Number(edge.node.id)),
+        expected.slice(0, 5).map((card) => card.id)
+      )
       const second = await run({ first: 5, after: first.pageInfo.endCursor })
-      assert.deepEqual(second.edges.map((edge: any) => Number(edge.node.id)), expected.slice(5, 10).map((card) => card.id))
+      assert.deepEqual(
+        second.edges.map((edge: any) => Number(edge.node.id)),
+        expected.slice(5, 10).map((card) => card.id)
+      )
       assert.deepEqual([second.pageInfo.hasPreviousPage, second.pageInfo.hasNextPage], [true, true])
       const back = await run({ last: 2, before: second.pageInfo.startCursor })
-      assert.deepEqual(back.edges.map((edge: any) => Number(edge.node.id)), expected.slice(3, 5).map((card) => card.id))
+      assert.deepEqual(
+        back.edges.map((edge: any) => Number(edge.node.id)),
+        expected.slice(3, 5).map((card) => card.id)
+      )
       const counted = await graphql(
         env.server,
-        `query($after: ConnectionCursor) { boards(paging: { limit: 5 }) { nodes { cardsByKey(paging: { first: 2, after: $after }, sorting: [{ field: rank, direction: DESC }]) { totalCount edges { node { id } } } } } }`,
+        `
+          query ($after: ConnectionCursor) {
+            boards(paging: { limit: 5 }) {
+              nodes {
+                cardsByKey(paging: { first: 2, after: $after }, sorting: [{ field: rank, direction: DESC }]) {
+                  totalCount
+                  edges {
+                    node {
+                      id
+                    }
+                  }
+                }
+              }
+            }
+          }
+        `,
         { after: first.pageInfo.endCursor }
       )
       assert.deepEqual(
@@ -306,19 +408,33 @@ forEachDatabase(
         'every record of the parent, not those after the cursor'
       )
       const small = await env.server.countStatements(() => run({ first: 1 }))
-      const large = await env.server.countStatements(() => run({ first: 10, after: first.pageInfo.endCursor }))
+      const large = await env.server.countStatements(() =>
+        run({ first: 10, after: first.pageInfo.endCursor })
+      )
       assert.equal(small, 2)
       assert.equal(large, small)
     })
 
     it('reads a root keyset page in one statement, deep or not, and counts every record for totalCount', async () => {
       const { pageInfo } = await page({ paging: { first: 10 } })
-      const counted = await graphql(env.server, `query($after: ConnectionCursor) { cards(paging: { first: 2, after: $after }) { totalCount } }`, {
-        after: pageInfo.endCursor
-      })
+      const counted = await graphql(
+        env.server,
+        `
+          query ($after: ConnectionCursor) {
+            cards(paging: { first: 2, after: $after }) {
+              totalCount
+            }
+          }
+        `,
+        {
+          after: pageInfo.endCursor
+        }
+      )
       assert.equal(counted.data.cards.totalCount, (await current()).length)
       const first = await env.server.countStatements(() => page({ paging: { first: 3 } }))
-      const deep = await env.server.countStatements(() => page({ paging: { first: 3, after: pageInfo.endCursor } }))
+      const deep = await env.server.countStatements(() =>
+        page({ paging: { first: 3, after: pageInfo.endCursor } })
+      )
       assert.equal(first, 1)
       assert.equal(deep, 1)
     })

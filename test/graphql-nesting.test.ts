@@ -21,7 +21,10 @@ forEachDatabase('Limits: nesting that would exhaust the stack', (env) => {
       response = await post({ query: `{ todoItems(filter: ${nestedLiteral(2400)}) { totalCount } }` })
     })
     assert.equal(statements, 0)
-    assert.deepEqual(response.body.errors.map((error: any) => error.extensions.code), ['QUERY_TOO_DEEP'])
+    assert.deepEqual(
+      response.body.errors.map((error: any) => error.extensions.code),
+      ['QUERY_TOO_DEEP']
+    )
     assert.match(response.body.errors[0].message, /more than 256 levels deep/)
     // Brackets inside strings and comments are not nesting.
     const quoted = await post({
@@ -41,7 +44,10 @@ forEachDatabase('Limits: nesting that would exhaust the stack', (env) => {
       response = await post({ query, variables: { f: nestedFilter(1000) } })
     })
     assert.equal(statements, 0)
-    assert.deepEqual(response.body.errors.map((error: any) => error.extensions.code), ['BAD_USER_INPUT'])
+    assert.deepEqual(
+      response.body.errors.map((error: any) => error.extensions.code),
+      ['BAD_USER_INPUT']
+    )
     assert.match(response.body.errors[0].message, /The variables nest more than 256 levels deep/)
     const allowed = await post({ query, variables: { f: nestedFilter(10) } })
     assert.equal(allowed.body.errors, undefined, JSON.stringify(allowed.body.errors))

@@ -11,10 +11,13 @@ forEachDatabase(
   (env) => {
     before(async () => {
       const { db } = env.server
-      await db('boards').insert(Array.from({ length: BOARDS }, (_, index) => ({ name: `board ${index + 1}` })))
+      await db('boards').insert(
+        Array.from({ length: BOARDS }, (_, index) => ({ name: `board ${index + 1}` }))
+      )
       const cards = []
       for (let board = 1; board <= BOARDS; board++) {
-        for (let n = 0; n < 2 * board; n++) cards.push({ boardId: board, title: `b${board}c${n}`, rank: n % 3 ? n % 4 : null })
+        for (let n = 0; n < 2 * board; n++)
+          cards.push({ boardId: board, title: `b${board}c${n}`, rank: n % 3 ? n % 4 : null })
       }
       await db('cards').insert(cards)
       await db('labels').insert([{ name: 'red' }, { name: 'green' }, { name: 'blue' }])
@@ -78,7 +81,9 @@ forEachDatabase(
     it('keeps the values a SQL-computed field binds itself, in statements compiled once per shape', async () => {
       const expected = await env.server
         .db('boards')
-        .leftJoin('cards', (join) => join.on('cards.boardId', '=', 'boards.id').andOn('cards.rank', '>=', env.server.db.raw('?', [2])))
+        .leftJoin('cards', (join) =>
+          join.on('cards.boardId', '=', 'boards.id').andOn('cards.rank', '>=', env.server.db.raw('?', [2]))
+        )
         .groupBy('boards.id')
         .orderBy('boards.id')
         .select('boards.id')
@@ -104,7 +109,18 @@ forEachDatabase(
         assert.deepEqual(codes(response), ['BAD_USER_INPUT'], paging)
         assert.equal(response.errors![0].extensions.errors![0].field, field)
       }
-      const cursorArgs = await graphql(env.server, `{ boards(paging: { first: 2 }) { nodes { id } } }`)
+      const cursorArgs = await graphql(
+        env.server,
+        `
+          {
+            boards(paging: { first: 2 }) {
+              nodes {
+                id
+              }
+            }
+          }
+        `
+      )
       assert.deepEqual(codes(cursorArgs), ['GRAPHQL_VALIDATION_FAILED'])
     })
 
@@ -129,13 +145,31 @@ forEachDatabase(
     it('NONE at the root: a plain list, no paging argument, an error past maxResultsSize', async () => {
       const data = await ok(`{ labels(sorting: [{ field: name, direction: ASC }]) { name } }`)
       assert.deepEqual(data.labels, [{ name: 'blue' }, { name: 'green' }, { name: 'red' }])
-      const paged = await graphql(env.server, `{ labels(paging: { first: 1 }) { name } }`)
+      const paged = await graphql(
+        env.server,
+        `
+          {
+            labels(paging: { first: 1 }) {
+              name
+            }
+          }
+        `
+      )
       assert.deepEqual(codes(paged), ['GRAPHQL_VALIDATION_FAILED'])
       assert.match(paged.errors![0].message, /Unknown argument "paging"/)
 
       await env.server.db('labels').insert([{ name: 'cyan' }, { name: 'pink' }])
       try {
-        const tooMany = await graphql(env.server, `{ labels { name } }`)
+        const tooMany = await graphql(
+          env.server,
+          `
+            {
+              labels {
+                name
+              }
+            }
+          `
+        )
         assert.deepEqual(codes(tooMany), ['BAD_USER_INPUT'])
         assert.match(tooMany.errors![0].message, /More than 4 Label records match/)
         const narrowed = await ok(`{ labels(filter: { name: { neq: "pink" } }) { name } }`)
@@ -146,7 +180,9 @@ forEachDatabase(
     })
 
     it('NONE on a relation: every record per parent, one statement, an error for a parent past the maximum', async () => {
-      const data = await ok(`{ boards(paging: { limit: 4 }) { nodes { id cardList(sorting: [{ field: id, direction: DESC }]) { id } } } }`)
+      const data = await ok(
+        `{ boards(paging: { limit: 4 }) { nodes { id cardList(sorting: [{ field: id, direction: DESC }]) { id } } } }`
+      )
       for (const board of data.boards.nodes) {
         assert.deepEqual(
           board.cardList.map((card: { id: string }) => card.id),
@@ -158,11 +194,24 @@ forEachDatabase(
       )
       assert.equal(statements, 2)
       // Board 6 has 12 cards, more than Card's maxResultsSize of 10: its list is an error, the others answer.
-      const response = await graphql(env.server, `{ boards(paging: { limit: 10 }) { nodes { id cardList { id } } } }`)
+      const response = await graphql(
+        env.server,
+        `
+          {
+            boards(paging: { limit: 10 }) {
+              nodes {
+                id
+                cardList {
+                  id
+                }
+              }
+            }
+          }
+        `
+      )
       assert.deepEqual(codes(response), ['BAD_USER_INPUT'])
       assert.deepEqual(response.errors![0].path, ['boards', 'nodes', 5, 'cardList'])
     })
-
   },
   createPagingApp
 )

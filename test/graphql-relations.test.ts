@@ -3,7 +3,6 @@ import { forEachDatabase } from './support/server'
 import { clearTables, seedTodoItems, seedSubTasks } from './support/seed'
 import { codes, cursor, graphql } from './support/graphql'
 
-
 forEachDatabase('GraphQL: relations', (env) => {
   let parents: number[]
 
@@ -355,7 +354,9 @@ forEachDatabase('GraphQL: relations', (env) => {
     })
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     const columns = (sql: string) =>
-      [...sql.replace(/ from .*/s, '').matchAll(/[`"](\w+)[`"]\s*(,|$| from)/g)].map((match) => match[1]).sort()
+      [...sql.replace(/ from .*/s, '').matchAll(/[`"](\w+)[`"]\s*(,|$| from)/g)]
+        .map((match) => match[1])
+        .sort()
     const [page, children, parentsOfChildren, single] = [
       statements.find((sql) => /from [`"]todo_items[`"] order by/.test(sql))!,
       statements.find((sql) => sql.includes('ROW_NUMBER'))!,
@@ -364,7 +365,10 @@ forEachDatabase('GraphQL: relations', (env) => {
       statements.find((sql) => /[`"]todo_items[`"]\.[`"]id[`"] = (?!ANY)/.test(sql))!
     ]
     assert.deepEqual(columns(page), ['id', 'title'], page)
-    assert.match(children, /select [`"]sub_tasks[`"]\.[`"]id[`"], [`"]sub_tasks[`"]\.[`"]title[`"], [`"]sub_tasks[`"]\.[`"]todoItemId[`"], ROW_NUMBER/)
+    assert.match(
+      children,
+      /select [`"]sub_tasks[`"]\.[`"]id[`"], [`"]sub_tasks[`"]\.[`"]title[`"], [`"]sub_tasks[`"]\.[`"]todoItemId[`"], ROW_NUMBER/
+    )
     assert.deepEqual(columns(parentsOfChildren), ['completed', 'id'], parentsOfChildren)
     // A computed field may read any stored field, so asking for one reads them all.
     assert.match(single, /[`"]created[`"]/)
@@ -381,7 +385,8 @@ forEachDatabase('GraphQL: relations', (env) => {
         find: [
           (context: any) => {
             const { query, headers } = context.params
-            if (headers?.['x-needs-created-by']) context.params.query = { ...query, select: [...query.select, 'createdBy'] }
+            if (headers?.['x-needs-created-by'])
+              context.params.query = { ...query, select: [...query.select, 'createdBy'] }
           }
         ]
       },

@@ -58,9 +58,14 @@ forEachDatabase(
     const seen: Seen = []
     const record = (context: HookContext) => {
       const records = recordsOf(context.result)
-      seen.push({ path: context.path, method: context.method, plain: records.length > 0 && records.every(isPlain) })
+      seen.push({
+        path: context.path,
+        method: context.method,
+        plain: records.length > 0 && records.every(isPlain)
+      })
     }
-    for (const path of ['todo-items', 'sub-tasks']) app.service(path).hooks({ after: { find: [record], get: [record] } })
+    for (const path of ['todo-items', 'sub-tasks'])
+      app.service(path).hooks({ after: { find: [record], get: [record] } })
     Object.assign(app, { seen })
     return { app, db }
   }

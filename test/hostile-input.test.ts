@@ -21,7 +21,12 @@ interface Outcome {
 }
 
 /** What makes an answer well-formed: Feathers error JSON for REST, GraphQL errors with a code for GraphQL. */
-function problemWith(request: HostileRequest, status: number, text: string, type: string): string | undefined {
+function problemWith(
+  request: HostileRequest,
+  status: number,
+  text: string,
+  type: string
+): string | undefined {
   if (status >= 500) return `status ${status}`
   if (request.method === 'HEAD') return undefined
   const graphql = request.path.startsWith('/graphql')
@@ -35,10 +40,12 @@ function problemWith(request: HostileRequest, status: number, text: string, type
   }
   if (graphql) {
     if (status >= 400 || body.errors) {
-      if (!Array.isArray(body.errors) || body.errors.length === 0) return 'GraphQL error answer without errors'
+      if (!Array.isArray(body.errors) || body.errors.length === 0)
+        return 'GraphQL error answer without errors'
       for (const error of body.errors) {
         if (typeof error.message !== 'string') return 'GraphQL error without a message'
-        if (typeof error.extensions?.code !== 'string') return `GraphQL error without extensions.code: ${error.message}`
+        if (typeof error.extensions?.code !== 'string')
+          return `GraphQL error without extensions.code: ${error.message}`
         if (error.extensions.code === 'INTERNAL_SERVER_ERROR') return `internal error: ${error.message}`
       }
     }
@@ -58,7 +65,10 @@ forEachDatabase('Hostile input: thousands of malformed requests', (env) => {
     await clearTables(env.server.db)
     ids = await seedTodoItems(
       env.server.db,
-      Array.from({ length: 40 }, (_, index) => ({ title: `Item ${index}`, description: index % 2 ? null : 'd' }))
+      Array.from({ length: 40 }, (_, index) => ({
+        title: `Item ${index}`,
+        description: index % 2 ? null : 'd'
+      }))
     )
     await env.server.db('sub_tasks').insert(
       ids.slice(0, 10).map((id, index) => ({
@@ -88,19 +98,31 @@ forEachDatabase('Hostile input: thousands of malformed requests', (env) => {
         })
         const text = await response.text()
         const type = response.headers.get('content-type') ?? ''
-        outcomes.push({ request, status: response.status, problem: problemWith(request, response.status, text, type) })
+        outcomes.push({
+          request,
+          status: response.status,
+          problem: problemWith(request, response.status, text, type)
+        })
       }
     }
     await Promise.all(Array.from({ length: 8 }, worker))
     const problems = outcomes.filter((outcome) => outcome.problem)
     assert.deepEqual(
-      problems.slice(0, 5).map((outcome) => `${outcome.request.method} ${outcome.request.path.slice(0, 200)} ${outcome.request.body?.slice(0, 200) ?? ''} → ${outcome.problem}`),
+      problems
+        .slice(0, 5)
+        .map(
+          (outcome) =>
+            `${outcome.request.method} ${outcome.request.path.slice(0, 200)} ${outcome.request.body?.slice(0, 200) ?? ''} → ${outcome.problem}`
+        ),
       [],
       `${problems.length} of ${outcomes.length} answers were not well-formed`
     )
     assert.equal(outcomes.length, CORPUS_SIZE)
     const rejected = outcomes.filter((outcome) => outcome.status >= 400).length
-    assert.ok(rejected > CORPUS_SIZE / 3, `only ${rejected} requests were refused: the corpus is not hostile enough`)
+    assert.ok(
+      rejected > CORPUS_SIZE / 3,
+      `only ${rejected} requests were refused: the corpus is not hostile enough`
+    )
     assert.equal(await checksum(env.server.db), before, 'the database changed')
     // The server runs in this process: a string that became code would have set this.
     assert.equal((globalThis as { FQ_HOSTILE?: unknown }).FQ_HOSTILE, undefined, 'a request ran code')

@@ -54,9 +54,13 @@ forEachDatabase('Hostile values: stored and matched exactly', (env) => {
     for (const [id, expected] of written) {
       const rest = await env.server.http('GET', `/todo-items/${id}`)
       assert.deepEqual({ title: rest.body.title, description: rest.body.description }, expected, `REST ${id}`)
-      const answer = await graphql(env.server, 'query($id: ID!) { todoItem(id: $id) { title description } }', {
-        id: String(id)
-      })
+      const answer = await graphql(
+        env.server,
+        'query($id: ID!) { todoItem(id: $id) { title description } }',
+        {
+          id: String(id)
+        }
+      )
       assert.deepEqual(answer.data?.todoItem, expected, `GraphQL ${id}`)
     }
   })
@@ -70,12 +74,21 @@ forEachDatabase('Hostile values: stored and matched exactly', (env) => {
       for (const value of field === 'title' ? titles : descriptions) {
         const expected = holding(field, value)
         const label = `${field} = ${JSON.stringify(value.slice(0, 60))}`
-        const rest = await env.server.http('GET', `/todo-items?${field}=${encodeURIComponent(value)}&limit=50`)
+        const rest = await env.server.http(
+          'GET',
+          `/todo-items?${field}=${encodeURIComponent(value)}&limit=50`
+        )
         assert.equal(rest.status, 200, `REST ${label}: ${rest.text.slice(0, 200)}`)
-        assert.deepEqual(rest.body.nodes.map((record: { id: number }) => record.id), expected, `REST ${label}`)
+        assert.deepEqual(
+          rest.body.nodes.map((record: { id: number }) => record.id),
+          expected,
+          `REST ${label}`
+        )
         const answer = await graphql(env.server, field === 'title' ? byTitle : byDescription, { value })
         assert.deepEqual(answer.errors, undefined, `GraphQL ${label}`)
-        const found = answer.data.todoItems.edges.map((edge: { node: { id: string } }) => Number(edge.node.id))
+        const found = answer.data.todoItems.edges.map((edge: { node: { id: string } }) =>
+          Number(edge.node.id)
+        )
         assert.deepEqual(found, expected, `GraphQL ${label}`)
       }
     }
@@ -87,7 +100,11 @@ forEachDatabase('Hostile values: stored and matched exactly', (env) => {
       const priority = await env.server.http('GET', `/todo-items?priority=${value}`)
       assert.deepEqual([priority.status, priority.body.nodes], [200, []], `priority = ${value}`)
       const offset = await env.server.http('GET', `/todo-items?offset=${value}&limit=5`)
-      assert.deepEqual([offset.status, offset.body.totalCount, offset.body.nodes], [200, total, []], `offset ${value}`)
+      assert.deepEqual(
+        [offset.status, offset.body.totalCount, offset.body.nodes],
+        [200, total, []],
+        `offset ${value}`
+      )
       const byId = await env.server.http('GET', `/todo-items/${value}`)
       assert.equal(byId.status, 404, `id ${value}`)
     }

@@ -33,7 +33,10 @@ forEachDatabase("The knex instance hears the plugin's statements as knex reports
       const list = await env.server.http('GET', '/todo-items?limit=5')
       assert.equal(list.status, 200)
       assert.equal(list.body.totalCount, 30)
-      const aggregate = await graphql(env.server, '{ todoItemAggregate { groupBy { completed } count { id } } }')
+      const aggregate = await graphql(
+        env.server,
+        '{ todoItemAggregate { groupBy { completed } count { id } } }'
+      )
       assert.equal(aggregate.errors, undefined, JSON.stringify(aggregate.errors))
       const one = await graphql(env.server, '{ todoItems(paging: {first: 2}) { edges { node { title } } } }')
       assert.equal(one.errors, undefined, JSON.stringify(one.errors))
@@ -43,7 +46,10 @@ forEachDatabase("The knex instance hears the plugin's statements as knex reports
     }
     assert.ok(asked.length >= 4, `statements heard: ${asked.length}`)
     const ids = asked.map((query) => query.__knexQueryUid)
-    assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), JSON.stringify(ids))
+    assert.ok(
+      ids.every((id) => typeof id === 'string' && id.length > 0),
+      JSON.stringify(ids)
+    )
     assert.equal(new Set(ids).size, ids.length, 'every statement has an id of its own')
     assert.deepEqual(
       answered.map((query) => [query.__knexQueryUid, query.sql]).sort(),

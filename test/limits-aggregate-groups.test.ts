@@ -123,7 +123,9 @@ forEachDatabase('Limits: groups of every aggregate of a request', (env) => {
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     assert.equal(statements, 7)
     const variable = 'todoItemAggregate(paging: {limit: $limit}) { groupBy { id title description } }'
-    const refused = await graphql(env.server, `query ($limit: Int) { ${aliased(7, variable)} }`, { limit: 10 })
+    const refused = await graphql(env.server, `query ($limit: Int) { ${aliased(7, variable)} }`, {
+      limit: 10
+    })
     assert.deepEqual(codes(refused), ['QUERY_TOO_COMPLEX'])
   })
 

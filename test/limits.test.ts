@@ -5,7 +5,10 @@ import { exampleResourcesApp } from './support/example-resources-app'
 const nested = (levels: number) => {
   let selection = 'id'
   for (let level = 0; level < levels; level++) {
-    selection = level % 2 ? `todoItem { id ${selection.replace(/^id /, '')} }` : `subTasks { edges { node { id ${selection} } } }`
+    selection =
+      level % 2
+        ? `todoItem { id ${selection.replace(/^id /, '')} }`
+        : `subTasks { edges { node { id ${selection} } } }`
   }
   return `{ todoItems { edges { node { ${selection} } } } }`
 }
@@ -36,7 +39,11 @@ forEachDatabase('Limits: what one request may cost', (env) => {
         todoItem { subTasks(paging: $p) { edges { node { id } } } } } } } } } } }`,
       variables: { p: { first: 2 } }
     })
-    assert.equal(variables.body.errors[0].extensions.code, 'QUERY_TOO_COMPLEX', 'page sizes in variables count as the largest')
+    assert.equal(
+      variables.body.errors[0].extensions.code,
+      'QUERY_TOO_COMPLEX',
+      'page sizes in variables count as the largest'
+    )
   })
 
   it('measures fragments once, so a chain of fragments that doubles at each step is refused at once', async () => {
@@ -66,7 +73,11 @@ forEachDatabase('Limits: what one request may cost', (env) => {
       id todoItem { id subTasks(paging: {first: 50}) { edges { node { id title description completed created updated
       todoItemId t1: title t2: title t3: title t4: title } } } } } } } } } } }`
     const response = await env.server.http('POST', '/graphql', { query })
-    assert.equal(response.body.errors?.[0]?.extensions.code, 'QUERY_TOO_COMPLEX', JSON.stringify(response.body.errors))
+    assert.equal(
+      response.body.errors?.[0]?.extensions.code,
+      'QUERY_TOO_COMPLEX',
+      JSON.stringify(response.body.errors)
+    )
   })
 
   it('lets an ordinary nested page through', async () => {
@@ -91,7 +102,11 @@ forEachDatabase('Limits: what one request may cost', (env) => {
     const rest = await env.server.http('POST', '/todo-items', huge)
     assert.equal(rest.status, 413)
     assert.equal(rest.body.name, 'PayloadTooLarge')
-    const graphql = await env.server.http('POST', '/graphql', JSON.stringify({ query: '{ todoItems { totalCount } }', padding: 'x'.repeat(2 * 1024 * 1024) }))
+    const graphql = await env.server.http(
+      'POST',
+      '/graphql',
+      JSON.stringify({ query: '{ todoItems { totalCount } }', padding: 'x'.repeat(2 * 1024 * 1024) })
+    )
     assert.equal(graphql.status, 413)
     assert.equal(graphql.body.errors[0].extensions.code, 'PAYLOAD_TOO_LARGE')
   })
@@ -113,7 +128,10 @@ forEachDatabase(
       const statements = await env.server.countStatements(async () => {
         response = await env.server.http('POST', '/graphql', { query })
       })
-      return { errors: response.body.errors as Array<{ message: string; extensions: any }> | undefined, statements }
+      return {
+        errors: response.body.errors as Array<{ message: string; extensions: any }> | undefined,
+        statements
+      }
     }
 
     it('applies the configured depth, complexity and token limits before any SQL', async () => {
@@ -122,7 +140,9 @@ forEachDatabase(
       assert.match(deep.errors![0].message, /at most 3 are allowed/)
       assert.equal(deep.statements, 0)
       // Within the depth of 3 and far below the default cost of 25,000: two pages of 50 cost 102.
-      const costly = await measured('{ a: todoItems(paging: {first: 50}) { totalCount } b: todoItems(paging: {first: 50}) { totalCount } }')
+      const costly = await measured(
+        '{ a: todoItems(paging: {first: 50}) { totalCount } b: todoItems(paging: {first: 50}) { totalCount } }'
+      )
       assert.equal(costly.errors?.[0].extensions.code, 'QUERY_TOO_COMPLEX', JSON.stringify(costly.errors))
       assert.equal(costly.errors![0].extensions.maxComplexity, 100)
       assert.equal(costly.statements, 0)

@@ -18,7 +18,8 @@ const requests: autocannon.Request[] = [
     path: '/graphql',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      query: '{ todoItems(paging: {first: 25}) { edges { node { id title subTasks { edges { node { id title } } } } } } }'
+      query:
+        '{ todoItems(paging: {first: 25}) { edges { node { id title subTasks { edges { node { id title } } } } } } }'
     }),
     onResponse(status, body) {
       if (status !== 200) return
@@ -88,7 +89,10 @@ for (const name of databaseNames) {
         `${result.requests.average} requests/s, against ${warmUp.requests.average} in the warm-up`
       )
       const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
-      assert.ok(after.heap <= warm.heap * 1.2, `live memory grew from ${mb(warm.heap)} MB to ${mb(after.heap)} MB`)
+      assert.ok(
+        after.heap <= warm.heap * 1.2,
+        `live memory grew from ${mb(warm.heap)} MB to ${mb(after.heap)} MB`
+      )
       console.log(
         `      ${result.requests.total} requests, ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ` +
           `heap ${mb(warm.heap)} → ${mb(after.heap)} MB, RSS ${mb(warm.rss)} → ${mb(after.rss)} MB`

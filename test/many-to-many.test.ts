@@ -18,7 +18,9 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
   let tags: number[]
 
   const linksOf = async (todoItemId: number) =>
-    (await env.server.db('todo_item_tags').where({ todoItemId }).orderBy('tagId')).map((row) => Number(row.tagId))
+    (await env.server.db('todo_item_tags').where({ todoItemId }).orderBy('tagId')).map((row) =>
+      Number(row.tagId)
+    )
 
   before(async function () {
     this.timeout(60000)
@@ -28,7 +30,10 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
       db,
       Array.from({ length: 30 }, (_, index) => ({ title: itemTitle(index), completed: index % 2 === 1 }))
     )
-    tags = await seedTags(db, Array.from({ length: 13 }, (_, index) => tagName(index)))
+    tags = await seedTags(
+      db,
+      Array.from({ length: 13 }, (_, index) => tagName(index))
+    )
     await seedLinks(
       db,
       items.flatMap((item, index) => tagIndexesOf(index).map((tag) => [item, tags[tag]] as [number, number]))
@@ -47,7 +52,7 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
     }
   }`
 
-  it('loads each parent\'s own page of related records, both ways, in 3 statements whatever the page size', async () => {
+  it("loads each parent's own page of related records, both ways, in 3 statements whatever the page size", async () => {
     let response: any
     const statements = await env.server.recordStatements(async () => {
       response = await graphql(env.server, PAGE_QUERY, { first: 30 })
@@ -78,7 +83,7 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
     assert.equal(small, 3)
   })
 
-  it('pages each parent\'s related records with cursors and filters them', async () => {
+  it("pages each parent's related records with cursors and filters them", async () => {
     const response = await graphql(
       env.server,
       `{ todoItems(filter: { title: { in: ["${itemTitle(11)}", "${itemTitle(3)}"] } }, sorting: [{ field: title, direction: ASC }]) {
@@ -91,23 +96,52 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
     )
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     const [three, eleven] = response.data.todoItems.edges.map((edge: any) => edge.node.tags)
-    assert.deepEqual(three.edges.map((edge: any) => edge.node.name), [tagName(0)])
-    assert.deepEqual([three.totalCount, three.pageInfo.hasNextPage, three.pageInfo.hasPreviousPage], [4, false, true])
-    assert.deepEqual(eleven.edges.map((edge: any) => edge.node.name), [tagName(8), tagName(7), tagName(6)])
+    assert.deepEqual(
+      three.edges.map((edge: any) => edge.node.name),
+      [tagName(0)]
+    )
+    assert.deepEqual(
+      [three.totalCount, three.pageInfo.hasNextPage, three.pageInfo.hasPreviousPage],
+      [4, false, true]
+    )
+    assert.deepEqual(
+      eleven.edges.map((edge: any) => edge.node.name),
+      [tagName(8), tagName(7), tagName(6)]
+    )
     assert.deepEqual([eleven.totalCount, eleven.pageInfo.hasNextPage], [11, true])
   })
 
-  it('buckets each parent\'s related records by day through the link, named as on the root', async () => {
+  it("buckets each parent's related records by day through the link, named as on the root", async () => {
     // The link's statement is built for each call, not compiled once: the day reaches the decoder as a date
     // on this path too (see DateBuckets.startIsDate).
     const response = await graphql(
       env.server,
-      `{
-        todoItems(paging: { first: 30 }) { edges { node { created } } }
-        tags(paging: { first: 1 }, sorting: [{ field: name, direction: ASC }]) {
-          edges { node { name todoItemsAggregate { groupBy { created(by: DAY) } count { id } } } }
+      `
+        {
+          todoItems(paging: { first: 30 }) {
+            edges {
+              node {
+                created
+              }
+            }
+          }
+          tags(paging: { first: 1 }, sorting: [{ field: name, direction: ASC }]) {
+            edges {
+              node {
+                name
+                todoItemsAggregate {
+                  groupBy {
+                    created(by: DAY)
+                  }
+                  count {
+                    id
+                  }
+                }
+              }
+            }
+          }
         }
-      }`
+      `
     )
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     // Tag 0 is linked to all 30 items.
@@ -126,7 +160,7 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
     )
   })
 
-  it('aggregates each parent\'s related records, both ways, in one statement per relation', async () => {
+  it("aggregates each parent's related records, both ways, in one statement per relation", async () => {
     let response: any
     const statements = await env.server.recordStatements(async () => {
       response = await graphql(
@@ -271,14 +305,26 @@ forEachDatabase('Many-to-many: TodoItem.tags and Tag.todoItems through TodoItemT
       assert.equal(removed.status, 200)
       assert.equal(removed.body.tagId, tags[9])
       // Unlinking by the pair, in Feathers' syntax (multi remove).
-      const byPair = await env.server.http('DELETE', `/todo-item-tags?todoItemId=${item}&tagId=${tags[1]}`, undefined, {
-        [QUERY_SYNTAX_HEADER]: 'feathers'
-      })
+      const byPair = await env.server.http(
+        'DELETE',
+        `/todo-item-tags?todoItemId=${item}&tagId=${tags[1]}`,
+        undefined,
+        {
+          [QUERY_SYNTAX_HEADER]: 'feathers'
+        }
+      )
       assert.equal(byPair.status, 200, byPair.text)
-      assert.deepEqual(byPair.body.map((link: any) => link.tagId), [tags[1]])
-      assert.deepEqual(await linksOf(item), before.filter((tag) => tag !== tags[1]))
+      assert.deepEqual(
+        byPair.body.map((link: any) => link.tagId),
+        [tags[1]]
+      )
+      assert.deepEqual(
+        await linksOf(item),
+        before.filter((tag) => tag !== tags[1])
+      )
       const deadline = Date.now() + 5000
-      while (heard.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      while (heard.length < 3 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20))
       assert.deepEqual(heard, [`created ${tags[9]}`, `removed ${tags[9]}`, `removed ${tags[1]}`])
     } finally {
       socket.close()

@@ -6,7 +6,6 @@ import { forEachDatabase, type TestServer } from './support/server'
 import { createFixtureApp } from './support/fixture-app'
 import { clearTables, seedTodoItems } from './support/seed'
 
- 
 type Document = any
 
 async function fetchDocument(server: TestServer): Promise<Document> {
@@ -138,7 +137,12 @@ forEachDatabase('OpenAPI: the example application', (env) => {
       maximum: 50,
       default: 25
     })
-    assert.deepEqual(parameter(list, 'offset').schema, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
+    assert.deepEqual(parameter(list, 'offset').schema, {
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      default: 0
+    })
     assert.deepEqual(parameter(list, 'completed').schema, { type: 'boolean' })
     assert.deepEqual(parameter(list, 'priority').schema, { type: 'number' })
     assert.deepEqual(parameter(list, 'created').schema, { type: 'string', format: 'date-time' })
@@ -226,7 +230,11 @@ forEachDatabase('OpenAPI: the example application', (env) => {
     assert.equal(links.delete.operationId, 'todoItemTags.deleteMany')
     assert.deepEqual(
       links.delete.parameters.map((entry: any) => [entry.name, entry.required]),
-      [['id', false], ['todoItemId', false], ['tagId', false]]
+      [
+        ['id', false],
+        ['todoItemId', false],
+        ['tagId', false]
+      ]
     )
     assert.equal(document.paths['/todo-item-tags/{id}'].delete.operationId, 'todoItemTags.deleteOne')
     assert.equal(document.paths['/todo-item-tags/{id}'].put, undefined)
@@ -240,7 +248,10 @@ forEachDatabase('OpenAPI: the example application', (env) => {
     const link = await env.server.http('POST', '/todo-item-tags', { todoItemId, tagId: tag.body.id })
     assert.equal(link.status, 201)
     check('TodoItemTag', link.body)
-    const removed = await env.server.http('DELETE', `/todo-item-tags?todoItemId=${todoItemId}&tagId=${tag.body.id}`)
+    const removed = await env.server.http(
+      'DELETE',
+      `/todo-item-tags?todoItemId=${todoItemId}&tagId=${tag.body.id}`
+    )
     assert.equal(removed.status, 200, removed.text)
     assert.deepEqual(removed.body, [link.body])
   })

@@ -20,7 +20,11 @@ for (const name of databaseNames.filter((database) => database !== 'sqlite')) {
 
     before(async () => {
       server = await startServer(name, async (databaseUrl) => {
-        const db = knex({ ...knexConfig(databaseUrl), pool: { min: 0, max: 1 }, acquireConnectionTimeout: 300 })
+        const db = knex({
+          ...knexConfig(databaseUrl),
+          pool: { min: 0, max: 1 },
+          acquireConnectionTimeout: 300
+        })
         await migrateLatest(db)
         return pluginApp(db, [todoItemResource, subTaskResource, ...tagResources])
       })

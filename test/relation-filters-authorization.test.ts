@@ -13,7 +13,11 @@ forEachDatabase(
       this.timeout(60000)
       const { db } = env.server
       await clearTables(db)
-      const [alpha, bravo, charlie] = await seedTodoItems(db, [{ title: 'alpha' }, { title: 'bravo' }, { title: 'charlie' }])
+      const [alpha, bravo, charlie] = await seedTodoItems(db, [
+        { title: 'alpha' },
+        { title: 'bravo' },
+        { title: 'charlie' }
+      ])
       const [, , deletedTask] = await seedSubTasks(db, [
         { todoItemId: alpha, title: 'secret-a' },
         { todoItemId: bravo, title: 'b1' },
@@ -45,7 +49,7 @@ forEachDatabase(
       return edges.map((edge: any) => edge.node.title)
     }
 
-    it('a parent whose only matching child is hidden by the child resource\'s authorize does not match', async () => {
+    it("a parent whose only matching child is hidden by the child resource's authorize does not match", async () => {
       const open = '{ subTasks: { completed: { is: false } } }'
       assert.deepEqual(await titlesOf(open), ['bravo'])
       assert.deepEqual(await titlesOf(open, ADMIN), ['alpha', 'bravo'])
@@ -60,7 +64,7 @@ forEachDatabase(
       assert.deepEqual(await titlesOf('{ tags: { name: { eq: "gone" } } }', ADMIN), [])
     })
 
-    it('many-to-many filters apply the related and the join resource\'s authorize', async () => {
+    it("many-to-many filters apply the related and the join resource's authorize", async () => {
       assert.deepEqual(await titlesOf('{ tags: {} }'), ['bravo'])
       // The join resource hides the links to "home" (its authorize filters by its own relation).
       assert.deepEqual(await titlesOf('{ tags: {} }', { 'x-hidden-tag': 'home' }), [])
@@ -102,10 +106,15 @@ forEachDatabase(
       ])
     })
 
-    it('the related resource\'s read guards run: a guard refusing its reads refuses filtering by it', async () => {
-      const response = await graphql(env.server, '{ todoItems(filter: { tags: {} }) { totalCount } }', undefined, {
-        'x-no-tags': 'yes'
-      })
+    it("the related resource's read guards run: a guard refusing its reads refuses filtering by it", async () => {
+      const response = await graphql(
+        env.server,
+        '{ todoItems(filter: { tags: {} }) { totalCount } }',
+        undefined,
+        {
+          'x-no-tags': 'yes'
+        }
+      )
       assert.deepEqual(codes(response), ['FORBIDDEN'])
       // Feathers callers alike (this app has no Feathers REST transport: through the service).
       await assert.rejects(
@@ -122,10 +131,13 @@ forEachDatabase(
       const response = await graphql(env.server, '{ tags(filter: { todoItems: {} }) { totalCount } }')
       assert.deepEqual(codes(response), ['GRAPHQL_VALIDATION_FAILED'])
       assert.match(response.errors![0].message, /Field "todoItems" is not defined by type "TagFilter"/)
-      await assert.rejects((env.server.app.service('tags') as any).find({ query: { todoItems: { title: 'alpha' } } }), {
-        name: 'BadRequest',
-        errors: [{ field: 'todoItems', message: 'Tag has no filterable field "todoItems"' }]
-      })
+      await assert.rejects(
+        (env.server.app.service('tags') as any).find({ query: { todoItems: { title: 'alpha' } } }),
+        {
+          name: 'BadRequest',
+          errors: [{ field: 'todoItems', message: 'Tag has no filterable field "todoItems"' }]
+        }
+      )
     })
   },
   relationApp

@@ -77,8 +77,18 @@ forEachDatabase('Relation filters (GraphQL, REST)', (env) => {
   it('a one-relation filter: children whose parent matches', async () => {
     const response = await graphql(
       env.server,
-      `{ subTasks(filter: { todoItem: { title: { eq: "alpha" } }, completed: { is: false } }) {
-          totalCount edges { node { title } } } }`
+      `
+        {
+          subTasks(filter: { todoItem: { title: { eq: "alpha" } }, completed: { is: false } }) {
+            totalCount
+            edges {
+              node {
+                title
+              }
+            }
+          }
+        }
+      `
     )
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     assert.deepEqual(titles(response.data.subTasks), ['a1', 'a2', 'a3'])
@@ -87,11 +97,28 @@ forEachDatabase('Relation filters (GraphQL, REST)', (env) => {
 
   it('many-to-many filters, in both directions', async () => {
     assert.deepEqual(titles(await todoItems('{ tags: { name: { eq: "urgent" } } }')), ['alpha', 'delta'])
-    assert.deepEqual(titles(await todoItems('{ tags: { name: { in: ["urgent", "home"] } } }')), ['alpha', 'bravo', 'delta'])
+    assert.deepEqual(titles(await todoItems('{ tags: { name: { in: ["urgent", "home"] } } }')), [
+      'alpha',
+      'bravo',
+      'delta'
+    ])
     const response = await graphql(
       env.server,
-      `{ tags(filter: { todoItems: { completed: { is: false } } }, sorting: [{ field: name, direction: ASC }]) {
-          totalCount edges { node { name } } } }`
+      `
+        {
+          tags(
+            filter: { todoItems: { completed: { is: false } } }
+            sorting: [{ field: name, direction: ASC }]
+          ) {
+            totalCount
+            edges {
+              node {
+                name
+              }
+            }
+          }
+        }
+      `
     )
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     assert.deepEqual(titles(response.data.tags), ['home', 'urgent', 'work'])
@@ -99,13 +126,16 @@ forEachDatabase('Relation filters (GraphQL, REST)', (env) => {
   })
 
   it('composes with and/or: one child meeting both conditions, or two children each meeting one', async () => {
-    const eitherRelation = '{ or: [{ subTasks: { completed: { is: false } } }, { tags: { name: { eq: "work" } } }] }'
+    const eitherRelation =
+      '{ or: [{ subTasks: { completed: { is: false } } }, { tags: { name: { eq: "work" } } }] }'
     assert.deepEqual(titles(await todoItems(eitherRelation)), ['alpha', 'charlie', 'echo'])
     const sameChild = '{ subTasks: { and: [{ completed: { is: false } }, { completed: { is: true } }] } }'
     assert.equal((await todoItems(sameChild)).totalCount, 0)
-    const twoChildren = '{ and: [{ subTasks: { completed: { is: false } } }, { subTasks: { completed: { is: true } } }] }'
+    const twoChildren =
+      '{ and: [{ subTasks: { completed: { is: false } } }, { subTasks: { completed: { is: true } } }] }'
     assert.deepEqual(titles(await todoItems(twoChildren)), ['alpha'])
-    const withField = '{ completed: { is: false }, or: [{ tags: { name: { eq: "home" } } }, { subTasks: { title: { eq: "c1" } } }] }'
+    const withField =
+      '{ completed: { is: false }, or: [{ tags: { name: { eq: "home" } } }, { subTasks: { title: { eq: "c1" } } }] }'
     assert.deepEqual(titles(await todoItems(withField)), ['alpha', 'charlie'])
   })
 
@@ -114,7 +144,15 @@ forEachDatabase('Relation filters (GraphQL, REST)', (env) => {
     assert.deepEqual(titles(await todoItems(nested)), ['alpha'])
     const response = await graphql(
       env.server,
-      `{ todoItems(filter: { subTasks: { todoItem: { subTasks: { todoItem: { title: { eq: "alpha" } } } } } }) { totalCount } }`
+      `
+        {
+          todoItems(
+            filter: { subTasks: { todoItem: { subTasks: { todoItem: { title: { eq: "alpha" } } } } } }
+          ) {
+            totalCount
+          }
+        }
+      `
     )
     assert.deepEqual(codes(response), ['BAD_USER_INPUT'])
     assert.equal(response.errors![0].extensions.errors![0].field, 'subTasks.todoItem.subTasks.todoItem')
@@ -124,16 +162,51 @@ forEachDatabase('Relation filters (GraphQL, REST)', (env) => {
   it('in root and relation aggregate filters', async () => {
     const response = await graphql(
       env.server,
-      `{
-        todoItemAggregate(filter: { subTasks: { completed: { is: false } } }) { count { id } }
-        byTag: todoItemAggregate(filter: { tags: { name: { eq: "home" } } }) { groupBy { completed } count { id } }
-        todoItems(filter: { title: { in: ["alpha", "bravo"] } }, sorting: [{ field: title, direction: ASC }]) {
-          edges { node { title subTasksAggregate(filter: { completed: { is: true }, todoItem: { tags: { name: { eq: "urgent" } } } }) { count { id } } } }
+      `
+        {
+          todoItemAggregate(filter: { subTasks: { completed: { is: false } } }) {
+            count {
+              id
+            }
+          }
+          byTag: todoItemAggregate(filter: { tags: { name: { eq: "home" } } }) {
+            groupBy {
+              completed
+            }
+            count {
+              id
+            }
+          }
+          todoItems(
+            filter: { title: { in: ["alpha", "bravo"] } }
+            sorting: [{ field: title, direction: ASC }]
+          ) {
+            edges {
+              node {
+                title
+                subTasksAggregate(
+                  filter: { completed: { is: true }, todoItem: { tags: { name: { eq: "urgent" } } } }
+                ) {
+                  count {
+                    id
+                  }
+                }
+              }
+            }
+          }
+          tags(filter: { name: { eq: "home" } }) {
+            edges {
+              node {
+                todoItemsAggregate(filter: { subTasks: { completed: { is: false } } }) {
+                  count {
+                    id
+                  }
+                }
+              }
+            }
+          }
         }
-        tags(filter: { name: { eq: "home" } }) {
-          edges { node { todoItemsAggregate(filter: { subTasks: { completed: { is: false } } }) { count { id } } } }
-        }
-      }`
+      `
     )
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     assert.deepEqual(response.data.todoItemAggregate, [{ count: { id: 2 } }])
@@ -149,22 +222,47 @@ forEachDatabase('Relation filters (GraphQL, REST)', (env) => {
   })
 
   it('REST in Feathers query syntax: ?subTasks[completed]=false, ?tags[name]=urgent', async () => {
-    const open = await env.server.http('GET', '/todo-items?subTasks[completed]=false&$sort[title]=1', undefined, FEATHERS)
+    const open = await env.server.http(
+      'GET',
+      '/todo-items?subTasks[completed]=false&$sort[title]=1',
+      undefined,
+      FEATHERS
+    )
     assert.equal(open.status, 200, open.text)
     assert.equal(open.body.total, 2)
-    assert.deepEqual(open.body.data.map((item: any) => item.title), ['alpha', 'charlie'])
-    const tagged = await env.server.http('GET', '/todo-items?tags[name]=urgent&$sort[title]=1', undefined, FEATHERS)
-    assert.deepEqual(tagged.body.data.map((item: any) => item.title), ['alpha', 'delta'])
+    assert.deepEqual(
+      open.body.data.map((item: any) => item.title),
+      ['alpha', 'charlie']
+    )
+    const tagged = await env.server.http(
+      'GET',
+      '/todo-items?tags[name]=urgent&$sort[title]=1',
+      undefined,
+      FEATHERS
+    )
+    assert.deepEqual(
+      tagged.body.data.map((item: any) => item.title),
+      ['alpha', 'delta']
+    )
     const orQuery = '$or[0][subTasks][title]=c1&$or[1][tags][name][$in][]=work&$sort[title]=1'
     const either = await env.server.http('GET', `/todo-items?${orQuery}`, undefined, FEATHERS)
-    assert.deepEqual(either.body.data.map((item: any) => item.title), ['charlie', 'echo'])
+    assert.deepEqual(
+      either.body.data.map((item: any) => item.title),
+      ['charlie', 'echo']
+    )
     const children = await env.server.http('GET', '/sub-tasks?todoItem[title]=charlie', undefined, FEATHERS)
-    assert.deepEqual(children.body.data.map((item: any) => item.title), ['c1'])
+    assert.deepEqual(
+      children.body.data.map((item: any) => item.title),
+      ['c1']
+    )
 
     // Internal callers speak it too.
     const service = env.server.app.service('tags') as any
     const tags = await service.find({ query: { todoItems: { title: 'echo' } }, paginate: false })
-    assert.deepEqual(tags.map((tag: any) => tag.name), ['work'])
+    assert.deepEqual(
+      tags.map((tag: any) => tag.name),
+      ['work']
+    )
 
     const unknown = await env.server.http('GET', '/todo-items?subTasks[nope]=1', undefined, FEATHERS)
     assert.equal(unknown.status, 400)

@@ -13,7 +13,11 @@ const hideSecrets = (context: HookContext) =>
 
 const app = exampleResourcesApp({
   quietErrors: true,
-  resources: [{ ...todoItemResource, authorize: hideSecrets, aggregate: { maxGroups: 5 } }, subTaskResource, ...tagResources]
+  resources: [
+    { ...todoItemResource, authorize: hideSecrets, aggregate: { maxGroups: 5 } },
+    subTaskResource,
+    ...tagResources
+  ]
 })
 
 const ITEMS: TodoSeed[] = [

@@ -55,7 +55,12 @@ forEachDatabase(
     })
 
     it('answers 405 for the disabled create endpoint and writes nothing', async () => {
-      const response = await env.server.http('POST', '/widgets', { tenant: 'a', secret: 'x', name: 'n', weight: 1 })
+      const response = await env.server.http('POST', '/widgets', {
+        tenant: 'a',
+        secret: 'x',
+        name: 'n',
+        weight: 1
+      })
       assert.equal(response.status, 405)
       assert.equal(response.body.name, 'MethodNotAllowed')
       assert.equal(Number((await env.server.db('widgets').count({ n: '*' }))[0].n), 5)
@@ -66,10 +71,20 @@ forEachDatabase(
       const refused = await env.server.http('PUT', '/widgets/1/rename', { name: 'x' })
       assert.equal(refused.status, 403)
       assert.equal(refused.body.name, 'Forbidden')
-      const allowed = await env.server.http('PUT', '/widgets/1/rename', { name: 'renamed' }, { 'x-allow': 'yes' })
+      const allowed = await env.server.http(
+        'PUT',
+        '/widgets/1/rename',
+        { name: 'renamed' },
+        { 'x-allow': 'yes' }
+      )
       assert.equal(allowed.status, 200)
       assert.equal(allowed.body.name, 'renamed')
-      const patched = await env.server.http('PATCH', '/widgets/1/rename', { rank: null }, { 'x-allow': 'yes' })
+      const patched = await env.server.http(
+        'PATCH',
+        '/widgets/1/rename',
+        { rank: null },
+        { 'x-allow': 'yes' }
+      )
       assert.equal(patched.body.rank, null)
     })
 
@@ -80,7 +95,10 @@ forEachDatabase(
       assert.equal(removed.body.id, 3)
       assert.equal((await env.server.http('GET', '/widgets/3')).status, 404)
       assert.equal((await env.server.http('DELETE', '/widgets/3/archive')).status, 404)
-      assert.equal((await env.server.http('PUT', '/widgets/3/rename', { name: 'x' }, { 'x-allow': 'yes' })).status, 404)
+      assert.equal(
+        (await env.server.http('PUT', '/widgets/3/rename', { name: 'x' }, { 'x-allow': 'yes' })).status,
+        404
+      )
       const list = await env.server.http('GET', '/widgets?tenant=a&limit=3')
       assert.deepEqual(names(list.body.nodes), ['w1', 'w5', 'w2'])
       const csv = await env.server.http('GET', '/widgets/export?tenant=a')
@@ -149,7 +167,12 @@ forEachDatabase(
       const created = await env.server.http('POST', '/gadgets', { id: 'g-9', name: 'Shelf', active: true })
       assert.equal(created.status, 201)
       assert.deepEqual(created.body, { id: 'g-9', name: 'Shelf', active: true, note: null })
-      const extra = await env.server.http('POST', '/gadgets', { id: 'g-8', name: 'x', active: true, note: 'n' })
+      const extra = await env.server.http('POST', '/gadgets', {
+        id: 'g-8',
+        name: 'x',
+        active: true,
+        note: 'n'
+      })
       assert.equal(extra.status, 400)
       assert.deepEqual(extra.body.errors, [{ field: 'body.note', message: 'is not allowed' }])
       const duplicate = await env.server.http('POST', '/gadgets', { id: 'g-9', name: 'Again', active: true })

@@ -8,11 +8,26 @@ forEachDatabase('REST: TodoItem CRUD', (env) => {
   beforeEach(() => clearTables(env.server.db))
 
   it('creates with 201 and returns the serialized record', async () => {
-    const { status, body } = await env.server.http('POST', '/todo-items', { title: 'Buy milk', priority: 2 }, {
-      'user-name': 'ann'
-    })
+    const { status, body } = await env.server.http(
+      'POST',
+      '/todo-items',
+      { title: 'Buy milk', priority: 2 },
+      {
+        'user-name': 'ann'
+      }
+    )
     assert.equal(status, 201)
-    assert.deepEqual(Object.keys(body), ['id', 'title', 'description', 'completed', 'created', 'updated', 'age', 'priority', 'subTasksCount'])
+    assert.deepEqual(Object.keys(body), [
+      'id',
+      'title',
+      'description',
+      'completed',
+      'created',
+      'updated',
+      'age',
+      'priority',
+      'subTasksCount'
+    ])
     assert.equal(typeof body.id, 'number')
     assert.equal(body.title, 'Buy milk')
     assert.equal(body.description, null)
@@ -34,7 +49,9 @@ forEachDatabase('REST: TodoItem CRUD', (env) => {
   })
 
   it('finds by id, and answers 404 for a missing id and 400 for an id of the wrong type', async () => {
-    const [id] = await seedTodoItems(env.server.db, [{ title: 'One', description: 'd', completed: true, priority: 1.5 }])
+    const [id] = await seedTodoItems(env.server.db, [
+      { title: 'One', description: 'd', completed: true, priority: 1.5 }
+    ])
     const found = await env.server.http('GET', `/todo-items/${id}`)
     assert.equal(found.status, 200)
     assert.deepEqual(
@@ -118,11 +135,16 @@ forEachDatabase('REST: TodoItem CRUD', (env) => {
     // An array is a multi create, which the example's TodoItem does not allow.
     const array = await env.server.http('POST', '/todo-items', [{ title: 'x' }])
     assert.equal(array.status, 405)
-    const form = await env.server.http('POST', '/todo-items', 'title=x', { 'content-type': 'application/x-www-form-urlencoded' })
+    const form = await env.server.http('POST', '/todo-items', 'title=x', {
+      'content-type': 'application/x-www-form-urlencoded'
+    })
     assert.equal(form.status, 415)
     assert.equal(form.body.code, 415)
     const rows = await env.server.db('todo_items').select('title', 'priority')
-    assert.deepEqual(rows.map((row) => [row.title, Number(row.priority)]), [['Stay', 0]])
+    assert.deepEqual(
+      rows.map((row) => [row.title, Number(row.priority)]),
+      [['Stay', 0]]
+    )
   })
 
   it('answers 405 for a method the path does not have and 404 for an unknown path', async () => {
@@ -155,11 +177,17 @@ forEachDatabase('REST: TodoItem collection', (env) => {
     assert.equal(first.status, 200)
     assert.deepEqual(Object.keys(first.body), ['pageInfo', 'nodes', 'totalCount'])
     assert.deepEqual(first.body.pageInfo, { hasNextPage: true, hasPreviousPage: false })
-    assert.deepEqual(first.body.nodes.map((node: { id: number }) => node.id), ids.slice(0, 25))
+    assert.deepEqual(
+      first.body.nodes.map((node: { id: number }) => node.id),
+      ids.slice(0, 25)
+    )
     assert.equal(first.body.totalCount, 30)
     const last = await env.server.http('GET', '/todo-items?offset=25&limit=10')
     assert.deepEqual(last.body.pageInfo, { hasNextPage: false, hasPreviousPage: true })
-    assert.deepEqual(last.body.nodes.map((node: { id: number }) => node.id), ids.slice(25))
+    assert.deepEqual(
+      last.body.nodes.map((node: { id: number }) => node.id),
+      ids.slice(25)
+    )
     const exact = await env.server.http('GET', '/todo-items?offset=20&limit=10')
     assert.deepEqual(exact.body.pageInfo, { hasNextPage: false, hasPreviousPage: true })
     const beyond = await env.server.http('GET', '/todo-items?offset=100')
@@ -179,11 +207,23 @@ forEachDatabase('REST: TodoItem collection', (env) => {
       ['Item 0', 'Item 10', 'Item 20']
     )
     const byTitle = await env.server.http('GET', `/todo-items?title=${encodeURIComponent('Item 7')}`)
-    assert.deepEqual(byTitle.body.nodes.map((node: { id: number }) => node.id), [ids[7]])
+    assert.deepEqual(
+      byTitle.body.nodes.map((node: { id: number }) => node.id),
+      [ids[7]]
+    )
     const byId = await env.server.http('GET', `/todo-items?id=${ids[3]}`)
-    assert.deepEqual(byId.body.nodes.map((node: { id: number }) => node.id), [ids[3]])
-    const byDate = await env.server.http('GET', `/todo-items?created=${encodeURIComponent('2026-01-01T00:00:05.000Z')}`)
-    assert.deepEqual(byDate.body.nodes.map((node: { id: number }) => node.id), [ids[5]])
+    assert.deepEqual(
+      byId.body.nodes.map((node: { id: number }) => node.id),
+      [ids[3]]
+    )
+    const byDate = await env.server.http(
+      'GET',
+      `/todo-items?created=${encodeURIComponent('2026-01-01T00:00:05.000Z')}`
+    )
+    assert.deepEqual(
+      byDate.body.nodes.map((node: { id: number }) => node.id),
+      [ids[5]]
+    )
     const byFloat = await env.server.http('GET', '/todo-items?priority=4.0')
     assert.equal(byFloat.body.totalCount, 6)
     const caseSensitive = await env.server.http('GET', `/todo-items?title=${encodeURIComponent('item 7')}`)
@@ -203,7 +243,11 @@ forEachDatabase('REST: TodoItem collection', (env) => {
     const [withBackslash] = await seedTodoItems(env.server.db, [{ title: 'C:\\Temp\\Items' }])
     for (const query of ['p%5CI', 'C%3A%5CT', 'TEMP%5C']) {
       const found = await env.server.http('GET', `/todo-items?query=${query}&limit=50`)
-      assert.deepEqual(found.body.nodes.map((node: { id: number }) => node.id), [withBackslash], query)
+      assert.deepEqual(
+        found.body.nodes.map((node: { id: number }) => node.id),
+        [withBackslash],
+        query
+      )
     }
     await env.server.db('todo_items').where('id', withBackslash).delete()
   })
@@ -252,7 +296,11 @@ forEachDatabase('REST: TodoItem collection', (env) => {
       const response = await env.server.http('GET', `/todo-items?${query}`)
       assert.equal(response.status, 400, `${query}: ${response.text}`)
       assert.equal(response.body.name, 'BadRequest')
-      assert.deepEqual(response.body.errors.map((error: { field: string }) => error.field).sort(), fields.sort(), query)
+      assert.deepEqual(
+        response.body.errors.map((error: { field: string }) => error.field).sort(),
+        fields.sort(),
+        query
+      )
     }
   })
 
@@ -263,11 +311,19 @@ forEachDatabase('REST: TodoItem collection', (env) => {
     })
     assert.equal(statements.length, 2, statements.join('\n'))
     // Where the pool lends a second connection the count runs beside the page, so either may come first.
-    assert.equal(statements.filter((sql) => /^select count\(\*\)/i.test(sql)).length, 1, statements.join('\n'))
+    assert.equal(
+      statements.filter((sql) => /^select count\(\*\)/i.test(sql)).length,
+      1,
+      statements.join('\n')
+    )
   })
 
   it('counts nothing on SQLite when the page holds the last record, and the total is still exact', async () => {
-    for (const [query, total] of [['completed=true', 15], ['completed=true&offset=10', 15], ['title=none', 0]] as const) {
+    for (const [query, total] of [
+      ['completed=true', 15],
+      ['completed=true&offset=10', 15],
+      ['title=none', 0]
+    ] as const) {
       const statements = await env.server.recordStatements(async () => {
         const response = await env.server.http('GET', `/todo-items?${query}`)
         assert.equal(response.body.totalCount, total, query)

@@ -171,7 +171,8 @@ for (const name of databaseNames) {
     it('feeds GraphQL subscriptions on every instance, whichever instance wrote', async function () {
       this.timeout(30000)
       const heard: Array<Array<{ id: string; title: string }>> = instances.map(() => [])
-      const query = 'subscription { createdTodoItem(input: { filter: { priority: { gte: 2 } } }) { id title } }'
+      const query =
+        'subscription { createdTodoItem(input: { filter: { priority: { gte: 2 } } }) { id title } }'
       const clients = instances.map((instance, index) => {
         const client = createClient({
           url: `${instance.baseUrl.replace(/^http/, 'ws')}/graphql`,
@@ -196,8 +197,12 @@ for (const name of databaseNames) {
           await new Promise((resolve) => setTimeout(resolve, 100))
         }
         await first.http('POST', '/todo-items', { title: 'low', priority: 1 })
-        const created = await second.http('POST', '/todo-items', { title: 'to every subscriber', priority: 2 })
-        const real = (records: Array<{ title: string }>) => records.filter((record) => record.title !== 'probe')
+        const created = await second.http('POST', '/todo-items', {
+          title: 'to every subscriber',
+          priority: 2
+        })
+        const real = (records: Array<{ title: string }>) =>
+          records.filter((record) => record.title !== 'probe')
         await eventually(() => heard.every((records) => real(records).length >= 1))
         for (const [index, records] of heard.entries()) {
           const expected = [{ id: String(created.body.id), title: 'to every subscriber' }]

@@ -69,11 +69,25 @@ forEachDatabase('SQL-computed fields (TodoItem.subTasksCount)', (env) => {
   it('is selected, filtered and sorted in GraphQL like a column', async () => {
     const response = await graphql(
       env.server,
-      `{ todoItems(
-          paging: { first: 50 }
-          filter: { subTasksCount: { gte: 1, lt: 4 }, or: [{ priority: { eq: 0 } }, { subTasksCount: { eq: 3 } }] }
-          sorting: [{ field: subTasksCount, direction: DESC }]
-        ) { edges { node { id subTasksCount } } } }`
+      `
+        {
+          todoItems(
+            paging: { first: 50 }
+            filter: {
+              subTasksCount: { gte: 1, lt: 4 }
+              or: [{ priority: { eq: 0 } }, { subTasksCount: { eq: 3 } }]
+            }
+            sorting: [{ field: subTasksCount, direction: DESC }]
+          ) {
+            edges {
+              node {
+                id
+                subTasksCount
+              }
+            }
+          }
+        }
+      `
     )
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     const wanted = ids
@@ -89,9 +103,35 @@ forEachDatabase('SQL-computed fields (TodoItem.subTasksCount)', (env) => {
   it('is aggregated: count, sum, avg, min, max and groupBy', async () => {
     const response = await graphql(
       env.server,
-      `{ all: todoItemAggregate { count { subTasksCount } sum { subTasksCount } avg { subTasksCount }
-           min { subTasksCount } max { subTasksCount } }
-         groups: todoItemAggregate(filter: { subTasksCount: { gt: 0 } }) { groupBy { subTasksCount } count { id } } }`
+      `
+        {
+          all: todoItemAggregate {
+            count {
+              subTasksCount
+            }
+            sum {
+              subTasksCount
+            }
+            avg {
+              subTasksCount
+            }
+            min {
+              subTasksCount
+            }
+            max {
+              subTasksCount
+            }
+          }
+          groups: todoItemAggregate(filter: { subTasksCount: { gt: 0 } }) {
+            groupBy {
+              subTasksCount
+            }
+            count {
+              id
+            }
+          }
+        }
+      `
     )
     assert.equal(response.errors, undefined, JSON.stringify(response.errors))
     const counts = ids.map(countOf)
@@ -132,7 +172,13 @@ forEachDatabase('SQL-computed fields (TodoItem.subTasksCount)', (env) => {
     assert.equal(update.status, 400)
     const mutation = await graphql(
       env.server,
-      `mutation { createOneTodoItem(input: { todoItem: { title: "x", subTasksCount: 3 } }) { id } }`
+      `
+        mutation {
+          createOneTodoItem(input: { todoItem: { title: "x", subTasksCount: 3 } }) {
+            id
+          }
+        }
+      `
     )
     assert.deepEqual(codes(mutation), ['GRAPHQL_VALIDATION_FAILED'])
     assert.match(mutation.errors![0].message, /subTasksCount/)

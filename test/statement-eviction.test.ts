@@ -45,7 +45,10 @@ forEachDatabase('Statement cache: more shapes than are kept', (env) => {
 
   before(async () => {
     await clearTables(env.server.db)
-    const items = Array.from({ length: ITEMS }, (_, index) => ({ title: `Item ${index}`, priority: (index * 3) % PRIORITIES }))
+    const items = Array.from({ length: ITEMS }, (_, index) => ({
+      title: `Item ${index}`,
+      priority: (index * 3) % PRIORITIES
+    }))
     const ids = await seedTodoItems(env.server.db, items)
     ids.forEach((id, index) => priorities.push({ id, priority: items[index].priority }))
   })
@@ -58,13 +61,19 @@ forEachDatabase('Statement cache: more shapes than are kept', (env) => {
       .filter((item) => values.some((value) => OPERATORS[operator](item.priority, value)))
       .map((item) => String(item.id))
     const filter = {
-      and: [{ id: { [idOperator]: pivotId } }, { or: values.map((value) => ({ priority: { [operator]: value } })) }]
+      and: [
+        { id: { [idOperator]: pivotId } },
+        { or: values.map((value) => ({ priority: { [operator]: value } })) }
+      ]
     }
     const answer = await graphql(env.server, QUERY, { f: filter })
     assert.equal(answer.errors, undefined, JSON.stringify(answer.errors))
     const found = answer.data.todoItems
     assert.deepEqual(
-      { totalCount: found.totalCount, ids: found.edges.map((edge: { node: { id: string } }) => edge.node.id) },
+      {
+        totalCount: found.totalCount,
+        ids: found.edges.map((edge: { node: { id: string } }) => edge.node.id)
+      },
       { totalCount: matching.length, ids: matching.slice(0, 50) },
       `shape ${shape} (id ${idOperator}, ${operator} of ${values.length}), values from ${offset}`
     )

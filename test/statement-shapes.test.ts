@@ -46,8 +46,14 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
       totalCount: 3,
       titles: ['e_5', 'd%4', 'c_3']
     })
-    assert.deepEqual(await titles({ title: { in: ['a_1', 'e_5'] } }), { totalCount: 2, titles: ['e_5', 'a_1'] })
-    assert.deepEqual(await titles({ title: { in: ['b%2', 'c_3'] } }), { totalCount: 2, titles: ['c_3', 'b%2'] })
+    assert.deepEqual(await titles({ title: { in: ['a_1', 'e_5'] } }), {
+      totalCount: 2,
+      titles: ['e_5', 'a_1']
+    })
+    assert.deepEqual(await titles({ title: { in: ['b%2', 'c_3'] } }), {
+      totalCount: 2,
+      titles: ['c_3', 'b%2']
+    })
     assert.deepEqual(await titles({ title: { in: ['b%2', 'c_3', 'd%4'] } }), {
       totalCount: 3,
       titles: ['d%4', 'c_3', 'b%2']
@@ -63,7 +69,10 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
 
   it('pages whose filter binds hundreds of values', async () => {
     // The page's LIMIT and OFFSET come after the filter's values in the statement's bindings.
-    const many = (kept: number[]) => [...kept.map(String), ...Array.from({ length: 300 }, (_, n) => String(-1 - n))]
+    const many = (kept: number[]) => [
+      ...kept.map(String),
+      ...Array.from({ length: 300 }, (_, n) => String(-1 - n))
+    ]
     assert.deepEqual(await titles({ id: { in: many([ids[0], ids[2]]) } }, { first: 1 }), {
       totalCount: 2,
       titles: ['c_3']
@@ -116,7 +125,10 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
   })
 
   it('is true and is false, which are different statements', async () => {
-    assert.deepEqual(await titles({ completed: { is: true } }), { totalCount: 3, titles: ['e_5', 'c_3', 'a_1'] })
+    assert.deepEqual(await titles({ completed: { is: true } }), {
+      totalCount: 3,
+      titles: ['e_5', 'c_3', 'a_1']
+    })
     assert.deepEqual(await titles({ completed: { is: false } }), { totalCount: 2, titles: ['d%4', 'b%2'] })
   })
 
@@ -130,7 +142,15 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
   async function pageCursor(position: number) {
     const response = await graphql(
       env.server,
-      `query($first: Int) { todoItems(paging: {first: $first}, sorting: [{field: priority, direction: DESC}]) { pageInfo { endCursor } } }`,
+      `
+        query ($first: Int) {
+          todoItems(paging: { first: $first }, sorting: [{ field: priority, direction: DESC }]) {
+            pageInfo {
+              endCursor
+            }
+          }
+        }
+      `,
       { first: position }
     )
     return response.data.todoItems.pageInfo.endCursor
@@ -180,7 +200,10 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
     }`
     const series = async (lower: string, upper: string) =>
       (await request(byDay, { created: { between: { lower, upper } } })).map(
-        (group: { groupBy: { created: string }; count: { id: number } }) => [group.groupBy.created.slice(0, 10), group.count.id]
+        (group: { groupBy: { created: string }; count: { id: number } }) => [
+          group.groupBy.created.slice(0, 10),
+          group.count.id
+        ]
       )
     assert.deepEqual(await series('2025-12-30T00:00:00.000Z', '2026-01-01T12:00:00.000Z'), [
       ['2025-12-30', 0],

@@ -47,7 +47,12 @@ forEachDatabase(
     beforeEach(() => clearTables(env.server.db))
 
     it('rolls back a create whose after hook throws', async () => {
-      const response = await env.server.http('POST', '/todo-items', { title: 'doomed' }, { 'x-fail': 'after' })
+      const response = await env.server.http(
+        'POST',
+        '/todo-items',
+        { title: 'doomed' },
+        { 'x-fail': 'after' }
+      )
       assert.equal(response.status, 400)
       assert.equal(response.body.message, 'The after hook refused')
       assert.deepEqual(await env.server.db('todo_items').select('id'), [])
@@ -59,7 +64,12 @@ forEachDatabase(
       const [id] = await seedTodoItems(env.server.db, [{ title: 'before' }])
       const nestedWrites: NestedWrite[] = env.server.app.get('nestedWrites')
       nestedWrites.length = 0
-      const response = await env.server.http('PATCH', `/todo-items/${id}`, { title: 'after' }, { 'x-fail': 'after' })
+      const response = await env.server.http(
+        'PATCH',
+        `/todo-items/${id}`,
+        { title: 'after' },
+        { 'x-fail': 'after' }
+      )
       assert.equal(response.status, 400)
       // The after hook's refusal, not an earlier failure of the nested write (which would leave nothing to undo).
       assert.equal(response.body.message, 'The after hook refused')
@@ -108,7 +118,10 @@ forEachDatabase(
         console.error = log
         env.server.app.service('todo-items').off('created', failing)
       }
-      assert.deepEqual(logged.map((error) => (error as Error).message), ['a listener failed'])
+      assert.deepEqual(
+        logged.map((error) => (error as Error).message),
+        ['a listener failed']
+      )
       assert.deepEqual(await env.server.db('todo_items').pluck('title'), ['kept anyway'])
     })
 
@@ -116,10 +129,13 @@ forEachDatabase(
       const service = env.server.app.service('todo-items')
       await env.server.db.transaction(async (trx) => {
         const params = { queryModel: true, query: { select: ['nope'] }, transaction: { trx } }
-        await assert.rejects(service.create({ title: 'selected badly' }, params), (error: { code?: number }) => {
-          assert.equal(error.code, 400)
-          return true
-        })
+        await assert.rejects(
+          service.create({ title: 'selected badly' }, params),
+          (error: { code?: number }) => {
+            assert.equal(error.code, 400)
+            return true
+          }
+        )
       })
       assert.deepEqual(await env.server.db('todo_items').where('title', 'selected badly'), [])
     })
@@ -137,12 +153,23 @@ forEachDatabase(
       const work = Array.from({ length: 20 }, (_, index) =>
         index % 2
           ? env.server.http('GET', `/todo-items/${id}`)
-          : env.server.http('PATCH', `/todo-items/${id}`, { priority: index }, index % 4 ? {} : { 'x-fail': 'after' })
+          : env.server.http(
+              'PATCH',
+              `/todo-items/${id}`,
+              { priority: index },
+              index % 4 ? {} : { 'x-fail': 'after' }
+            )
       )
       const statuses = (await Promise.all(work)).map((response) => response.status)
       // MariaDB may pick a deadlock victim among writers of the same row (409, retryable); nothing else.
-      assert.ok(statuses.every((status) => [200, 400, 409].includes(status)), statuses.join(','))
-      assert.ok(statuses.filter((_, index) => index % 2).every((status) => status === 200), 'reads all succeed')
+      assert.ok(
+        statuses.every((status) => [200, 400, 409].includes(status)),
+        statuses.join(',')
+      )
+      assert.ok(
+        statuses.filter((_, index) => index % 2).every((status) => status === 200),
+        'reads all succeed'
+      )
     })
   },
   appWithFailingHooks

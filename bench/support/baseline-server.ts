@@ -57,7 +57,10 @@ async function main() {
       return
     }
     const route = routes[ctx.path]
-    if (route && (ctx.method === 'GET' || typeof (ctx.request.body as { query?: unknown })?.query === 'string')) {
+    if (
+      route &&
+      (ctx.method === 'GET' || typeof (ctx.request.body as { query?: unknown })?.query === 'string')
+    ) {
       ctx.body = await route(db, ctx)
       return
     }

@@ -22,7 +22,9 @@ export async function startBenchServers(
 ) {
   const scripts = ['support/example-server.ts', 'support/baseline-server.ts']
   if (options.graphqlFloor) scripts.push('support/graphql-floor-server.ts')
-  const started = scripts.map((script) => startScript(script, { DATABASE_URL: database.url }, ['--expose-gc']))
+  const started = scripts.map((script) =>
+    startScript(script, { DATABASE_URL: database.url }, ['--expose-gc'])
+  )
   const stop = () => {
     for (const script of started) script.child.kill()
   }

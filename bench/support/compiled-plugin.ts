@@ -9,6 +9,8 @@ export function assertCompiledPlugin() {
   const loaded = require.resolve('feathers-query')
   const lib = join(dirname(__dirname), '..', 'lib') + sep
   if (!loaded.startsWith(lib)) {
-    throw new Error(`The benchmark loaded ${loaded}, not the build in lib/: run it as npm run bench or bench:<name>`)
+    throw new Error(
+      `The benchmark loaded ${loaded}, not the build in lib/: run it as npm run bench or bench:<name>`
+    )
   }
 }

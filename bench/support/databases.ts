@@ -115,7 +115,13 @@ export async function seedSubTasks(db: Knex, perParent: number) {
     let rows: object[] = []
     for (const todoItemId of ids) {
       for (let index = 0; index < perParent; index++) {
-        rows.push({ title: `Sub task ${index} of ${todoItemId}`, completed: index % 2 === 0, created, updated: created, todoItemId })
+        rows.push({
+          title: `Sub task ${index} of ${todoItemId}`,
+          completed: index % 2 === 0,
+          created,
+          updated: created,
+          todoItemId
+        })
         if (rows.length === chunk) {
           await trx('sub_tasks').insert(rows)
           rows = []

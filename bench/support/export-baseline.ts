@@ -56,10 +56,23 @@ async function main() {
       callback()
     }
   })
-  const header = ['id', 'title', 'description', 'completed', 'created', 'updated', 'age', 'priority', 'subTasksCount']
+  const header = [
+    'id',
+    'title',
+    'description',
+    'completed',
+    'created',
+    'updated',
+    'age',
+    'priority',
+    'subTasksCount'
+  ]
   const started = process.hrtime.bigint()
   await pipeline(
-    db('todo_items').select([...columns, subTasksCount]).orderBy('id').stream(),
+    db('todo_items')
+      .select([...columns, subTasksCount])
+      .orderBy('id')
+      .stream(),
     cells,
     stringify({
       header: true,

@@ -2,7 +2,14 @@ import Koa from 'koa'
 import { koaBody } from 'koa-body'
 import knex, { type Knex } from 'knex'
 import DataLoader from 'dataloader'
-import { buildSchema, parse, validate, type DocumentNode, type GraphQLFieldResolver, type GraphQLResolveInfo } from 'graphql'
+import {
+  buildSchema,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo
+} from 'graphql'
 import { createHandler } from 'graphql-http/lib/use/koa'
 import { knexConfig } from '../../example/database'
 import { memoryProbe } from './memory-probe'
@@ -70,16 +77,21 @@ const groupsByDay = (info: GraphQLResolveInfo) =>
     (selection) =>
       selection.kind === 'Field' &&
       selection.name.value === 'groupBy' &&
-      selection.selectionSet!.selections.some((inner) => inner.kind === 'Field' && inner.name.value === 'created')
+      selection.selectionSet!.selections.some(
+        (inner) => inner.kind === 'Field' && inner.name.value === 'created'
+      )
   )
 
 const resolvers: Record<string, Record<string, Resolver>> = {
   Query: {
     todoItems: async (_, { paging, filter }, { db }) => ({
-      edges: (await todoItemNodes(db, filter?.completed?.is ?? false, paging?.first ?? 10)).map((node) => ({ node }))
+      edges: (await todoItemNodes(db, filter?.completed?.is ?? false, paging?.first ?? 10)).map((node) => ({
+        node
+      }))
     }),
     todoItem: (_, { id }, { db }) => oneTodoItem(db, Number(id)),
-    todoItemAggregate: (_, __, { db }, info) => (groupsByDay(info) ? aggregateByDay(db) : aggregateByCompleted(db))
+    todoItemAggregate: (_, __, { db }, info) =>
+      groupsByDay(info) ? aggregateByDay(db) : aggregateByCompleted(db)
   },
   TodoItem: {
     subTasks: async (parent, { paging }, context) => {
@@ -128,7 +140,9 @@ async function main() {
     // graphql-http serializes through a replacer function (for errors), which sends V8's JSON.stringify down
     // its slow path; the plugin serializes an answer without errors plainly, and so does a server that cares.
     onOperation: (_request, _args, result) =>
-      result.errors ? undefined : [JSON.stringify(result), { status: 200, statusText: 'OK', headers: JSON_TYPE }]
+      result.errors
+        ? undefined
+        : [JSON.stringify(result), { status: 200, statusText: 'OK', headers: JSON_TYPE }]
   })
   const app = new Koa()
   app.use(koaBody())

@@ -24,7 +24,8 @@ function dialectOf(db: Knex): Dialect {
   return client.startsWith('pg') || client.startsWith('postgres') ? 'postgres' : 'mysql'
 }
 
-const toIso = (value: unknown) => (value instanceof Date ? value : new Date(value as string | number)).toISOString()
+const toIso = (value: unknown) =>
+  (value instanceof Date ? value : new Date(value as string | number)).toISOString()
 
 /** The example's SQL-computed `subTasksCount`, which REST reads with every record: the same subquery. */
 const withSubTasksCount = (db: Knex) => [
@@ -39,7 +40,11 @@ const withSubTasksCount = (db: Knex) => [
 
 /** A page of todo items (one row more than asked, to tell whether there is a next page). */
 const page = (db: Knex, columns: Array<string | Knex.Raw>, completed: boolean, limit: number) =>
-  db('todo_items').select(columns).where('completed', completed).orderBy('id').limit(limit + 1)
+  db('todo_items')
+    .select(columns)
+    .where('completed', completed)
+    .orderBy('id')
+    .limit(limit + 1)
 
 /**
  * A record as the example's REST routes answer it: booleans, ISO dates and the computed `age` (milliseconds

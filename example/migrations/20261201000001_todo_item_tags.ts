@@ -10,7 +10,13 @@ export async function up(db: Knex) {
   await db.schema.createTable('todo_item_tags', (table) => {
     portableTable(db, table)
     table.increments('id').primary()
-    table.integer('todoItemId').unsigned().notNullable().references('id').inTable('todo_items').onDelete('CASCADE')
+    table
+      .integer('todoItemId')
+      .unsigned()
+      .notNullable()
+      .references('id')
+      .inTable('todo_items')
+      .onDelete('CASCADE')
     table.integer('tagId').unsigned().notNullable().references('id').inTable('tags').onDelete('CASCADE')
     // Also the index of a todo item's links; the tag's links have their own.
     table.unique(['todoItemId', 'tagId'])

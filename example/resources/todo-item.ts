@@ -6,7 +6,9 @@ export const todoItemSchema = Type.Object({
   ...taskFields,
   age: Field(Type.Number({ readOnly: true, description: 'Milliseconds since the item was created' })),
   priority: FilterableField(Type.Number({ default: 0 })),
-  subTasksCount: FilterableField(Type.Integer({ description: 'Number of sub tasks, counted by the database' })),
+  subTasksCount: FilterableField(
+    Type.Integer({ description: 'Number of sub tasks, counted by the database' })
+  ),
   ...auditFields
 })
 

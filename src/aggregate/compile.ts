@@ -5,7 +5,12 @@ import { qualified, type SqlTarget } from '../query/sql-target'
 import { parseFilter } from '../query/parse-filter'
 import { applyParsedFilter } from '../query/compile-filter'
 import type { QueryLimits } from '../resource/query-limits'
-import { isCounting, type AggregatePage, type AggregateResponse, type PartitionedAggregates } from '../model/aggregate'
+import {
+  isCounting,
+  type AggregatePage,
+  type AggregateResponse,
+  type PartitionedAggregates
+} from '../model/aggregate'
 import {
   decodePage,
   decodePartitions,
@@ -117,7 +122,8 @@ function namedBuckets(
   for (const aggregate of plan.aggregates) {
     const { alias } = aggregate
     columns.push(knex.raw('??', [`${BUCKETED}.${alias}`]))
-    if (flagsOverflow(target, aggregate)) columns.push(knex.raw('??', [`${BUCKETED}.${overflowAlias(alias)}`]))
+    if (flagsOverflow(target, aggregate))
+      columns.push(knex.raw('??', [`${BUCKETED}.${overflowAlias(alias)}`]))
   }
   return knex.select(columns).from(grouped.as(BUCKETED))
 }

@@ -1,7 +1,12 @@
 import { badField } from '../common/errors'
 import { decodeValue } from '../resource/codec'
 import { matchesFilter } from '../query/match-filter'
-import { isCounting, type AggregatePage, type AggregateResponse, type PartitionedAggregates } from '../model/aggregate'
+import {
+  isCounting,
+  type AggregatePage,
+  type AggregateResponse,
+  type PartitionedAggregates
+} from '../model/aggregate'
 import type { AggregatePlan } from './plan'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
 

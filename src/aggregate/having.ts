@@ -1,6 +1,11 @@
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
 import { type Filter } from '../model/query'
-import { AGGREGATE_FUNCTIONS, isCounting, type AggregateFunction, type AggregateHaving } from '../model/aggregate'
+import {
+  AGGREGATE_FUNCTIONS,
+  isCounting,
+  type AggregateFunction,
+  type AggregateHaving
+} from '../model/aggregate'
 import type { AggregateColumn } from './plan-columns'
 import type { RequestChecker } from './request-checker'
 

@@ -1,5 +1,10 @@
 import { NotAuthenticated } from '@feathersjs/errors'
-import { createContext, defaultServiceArguments, type HookContext, type NullableId } from '@feathersjs/feathers'
+import {
+  createContext,
+  defaultServiceArguments,
+  type HookContext,
+  type NullableId
+} from '@feathersjs/feathers'
 import type { ResolvedResource } from '../resource/resolved'
 import { andFilters, strictFilter } from '../query/filters'
 import type { ResourceParams } from '../model/records'

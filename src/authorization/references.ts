@@ -13,7 +13,10 @@ import type { ResourceParams } from '../model/records'
 export function checkReferences(resource: ResolvedResource) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return async (context: HookContext<any, any>) => {
-    const records = (Array.isArray(context.data) ? context.data : [context.data ?? {}]) as Record<string, unknown>[]
+    const records = (Array.isArray(context.data) ? context.data : [context.data ?? {}]) as Record<
+      string,
+      unknown
+    >[]
     // The caller's identity and transport, not this call's query or scope.
     const { query: _query, scope: _scope, ...caller } = context.params as ResourceParams
     for (const [index, data] of records.entries()) {

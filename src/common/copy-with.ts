@@ -8,7 +8,10 @@
  * For the copies made per request or per service call; literals built once (options, schemas) keep the
  * spread, which reads better.
  */
-export function copyWith<T extends object, C extends object>(base: T | undefined, changes: C): Omit<T, keyof C> & C {
+export function copyWith<T extends object, C extends object>(
+  base: T | undefined,
+  changes: C
+): Omit<T, keyof C> & C {
   // Object.assign writes an own `__proto__` key (JSON.parse makes one from a client's payload) through the
   // prototype setter, where spread copies it as data: such a copy takes the spread's way.
   if ((base && Object.hasOwn(base, '__proto__')) || Object.hasOwn(changes, '__proto__')) {

@@ -40,7 +40,10 @@ export async function runCompiledQuery(
   const connection = await client.acquireConnection()
   try {
     const query: QueryObject = { method: 'raw', sql, bindings, options, __knexQueryUid: queryUid() }
-    const response = client.postProcessResponse(client.processResponse(await client.query(connection, query), undefined), undefined)
+    const response = client.postProcessResponse(
+      client.processResponse(await client.query(connection, query), undefined),
+      undefined
+    )
     reportResponse(client, connection, query, response)
     return response
   } finally {

@@ -42,7 +42,12 @@ const PG_CONNECTION_LOST =
 /** Concurrent transactions that could not both go through: the client may retry. */
 const CONCURRENCY_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40001', '40P01'])
 
-const CONFLICT_CODES = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505'])
+const CONFLICT_CODES = new Set([
+  'ER_DUP_ENTRY',
+  'SQLITE_CONSTRAINT_UNIQUE',
+  'SQLITE_CONSTRAINT_PRIMARYKEY',
+  '23505'
+])
 
 const CONSTRAINT_CODES = new Set([
   'ER_NO_REFERENCED_ROW_2',
@@ -72,7 +77,12 @@ const CONSTRAINT_CODES = new Set([
   '22P05'
 ])
 
-const ANSWERED_CODES = new Set([...UNAVAILABLE_CODES, ...CONCURRENCY_CODES, ...CONFLICT_CODES, ...CONSTRAINT_CODES])
+const ANSWERED_CODES = new Set([
+  ...UNAVAILABLE_CODES,
+  ...CONCURRENCY_CODES,
+  ...CONFLICT_CODES,
+  ...CONSTRAINT_CODES
+])
 
 /** The column a driver's constraint message names, where it names one. */
 function columnOf(message: string) {

@@ -19,7 +19,8 @@ export function dialectOf(knex: Knex): Dialect {
   if (!dialect) {
     const name = (knex.client as { dialect?: string }).dialect ?? ''
     const create = dialects[name]
-    if (!create) throw new ConfigurationError(`Unsupported database client "${name}" (use SQLite, MySQL or PostgreSQL)`)
+    if (!create)
+      throw new ConfigurationError(`Unsupported database client "${name}" (use SQLite, MySQL or PostgreSQL)`)
     dialect = create(knex)
     cache.set(knex, dialect)
   }

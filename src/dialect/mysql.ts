@@ -82,12 +82,10 @@ function dateBuckets(knex: Knex): DateBuckets {
       if (bucket === 'HOUR') {
         // The instant less the minutes, seconds and fraction of its local time: the hour at the offset then
         // in force. (The fraction too: groups are formed by this value, not by its name.)
-        return knex.raw('?? - INTERVAL (MINUTE(?) * 60 + SECOND(?)) SECOND - INTERVAL MICROSECOND(??) MICROSECOND', [
-          column,
-          local(column, zone),
-          local(column, zone),
-          column
-        ])
+        return knex.raw(
+          '?? - INTERVAL (MINUTE(?) * 60 + SECOND(?)) SECOND - INTERVAL MICROSECOND(??) MICROSECOND',
+          [column, local(column, zone), local(column, zone), column]
+        )
       }
       const start = withLocal(LOCAL_START[bucket], column, zone)
       if (zone === UTC) return start

@@ -51,15 +51,16 @@ function dateBuckets(knex: Knex): DateBuckets {
       if (zone === UTC) return knex.raw(`date_trunc('${unit}', ?? AT TIME ZONE 'UTC')`, [column])
       if (bucket === 'HOUR') {
         // The instant less the minutes and seconds of its local time: the hour at the offset then in force.
-        return knex.raw(`(?? - (?? AT TIME ZONE ? - date_trunc('hour', ?? AT TIME ZONE ?))) AT TIME ZONE 'UTC'`, [
-          column,
-          column,
-          zone,
-          column,
-          zone
-        ])
+        return knex.raw(
+          `(?? - (?? AT TIME ZONE ? - date_trunc('hour', ?? AT TIME ZONE ?))) AT TIME ZONE 'UTC'`,
+          [column, column, zone, column, zone]
+        )
       }
-      return knex.raw(`date_trunc('${unit}', ?? AT TIME ZONE ?) AT TIME ZONE ? AT TIME ZONE 'UTC'`, [column, zone, zone])
+      return knex.raw(`date_trunc('${unit}', ?? AT TIME ZONE ?) AT TIME ZONE ? AT TIME ZONE 'UTC'`, [
+        column,
+        zone,
+        zone
+      ])
     },
     nameAfterGrouping: (start) => knex.raw(`to_char(??, ${KEY_FORMAT})`, [start]),
     keyTable: (keys) => knex.raw('(SELECT value AS __fq_key FROM json_array_elements_text(?::json))', [keys])

@@ -21,7 +21,12 @@ export function queryUid() {
 }
 
 /** Reports a statement's result to `on('query-response')` listeners, when there are any, as knex does. */
-export function reportResponse(client: QueryEventSource, connection: QueryConnection, query: object, response: unknown) {
+export function reportResponse(
+  client: QueryEventSource,
+  connection: QueryConnection,
+  query: object,
+  response: unknown
+) {
   if (client.listenerCount('query-response') === 0) return
   const { __knexUid, __knexTxId } = connection
   client.emit('query-response', response, { __knexUid, __knexTxId, ...query }, undefined)

@@ -37,7 +37,8 @@ export function externalResult(context: HookContext, result: unknown, strip: Rec
   if (!result || typeof result !== 'object') return result
   if (Array.isArray(result)) return result.map(strip)
   const page = result as { data?: unknown }
-  if (context.method === 'find' && Array.isArray(page.data)) return copyWith(page, { data: page.data.map(strip) })
+  if (context.method === 'find' && Array.isArray(page.data))
+    return copyWith(page, { data: page.data.map(strip) })
   return strip(result as ResourceRecord)
 }
 
@@ -82,7 +83,9 @@ export function externalRecords(resources: ResolvedResource[]) {
     stripDispatchFromNowOn(context, external, strip)
     // `context.event` is what Feathers' event hook would send; a hook may have set it to null to send none.
     if (!writeEvent || typeof context.event !== 'string') return
-    const emitter = context.service as unknown as { emit(event: string, data: unknown, context: HookContext): void }
+    const emitter = context.service as unknown as {
+      emit(event: string, data: unknown, context: HookContext): void
+    }
     const event = context.event
     const emit = () => {
       for (const record of Array.isArray(external) ? external : [external]) {

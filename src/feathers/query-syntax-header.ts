@@ -20,7 +20,8 @@ export function speaksFeathers(ctx: Context, specTakesQuery: boolean): boolean {
   // The spec's routes other than the list take no query parameters; Feathers' take a query.
   if (!specTakesQuery) return true
   for (const [name, value] of Object.entries(ctx.query)) {
-    if (name.startsWith('$') || (value !== null && typeof value === 'object' && !Array.isArray(value))) return true
+    if (name.startsWith('$') || (value !== null && typeof value === 'object' && !Array.isArray(value)))
+      return true
   }
   return false
 }

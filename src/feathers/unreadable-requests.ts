@@ -10,7 +10,8 @@ import { PayloadTooLarge, RequestHeaderFieldsTooLarge } from '../common/errors'
  * carry no body, so a client sees a status and nothing to say why.
  */
 const REFUSALS: Record<string, () => FeathersError> = {
-  HPE_HEADER_OVERFLOW: () => new RequestHeaderFieldsTooLarge('The request headers are larger than the server accepts'),
+  HPE_HEADER_OVERFLOW: () =>
+    new RequestHeaderFieldsTooLarge('The request headers are larger than the server accepts'),
   HPE_CHUNK_EXTENSIONS_OVERFLOW: () =>
     new PayloadTooLarge('The request body has chunk extensions larger than the server accepts'),
   ERR_HTTP_REQUEST_TIMEOUT: () => new Timeout('The request did not arrive in time')
@@ -47,7 +48,11 @@ export function answerClientErrors(app: Application) {
     setup: [
       async (context: { server?: Server }, next: () => Promise<void>) => {
         const server = context.server
-        if (server && typeof server.on === 'function' && !server.listeners('clientError').includes(answerClientError)) {
+        if (
+          server &&
+          typeof server.on === 'function' &&
+          !server.listeners('clientError').includes(answerClientError)
+        ) {
           server.on('clientError', answerClientError)
         }
         await next()

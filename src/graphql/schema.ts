@@ -35,7 +35,9 @@ function rootFields(
   for (const resource of resources) {
     for (const [name, field] of contribute(resource).flatMap((map) => Object.entries(map))) {
       if (owner.has(name)) {
-        throw new ConfigurationError(`GraphQL ${kind} "${name}" of ${resource.name} clashes with ${owner.get(name)}`)
+        throw new ConfigurationError(
+          `GraphQL ${kind} "${name}" of ${resource.name} clashes with ${owner.get(name)}`
+        )
       }
       owner.set(name, resource.name)
       fields[name] = field
@@ -50,11 +52,16 @@ function rootFields(
  * relations and aggregates) and then what `parts` contribute. A name two parts take is refused, as is an
  * invalid schema: reported at start-up, like every configuration mistake.
  */
-export function buildGraphqlSchema(resources: ResolvedResource[], parts: GraphqlSchemaPart[] = []): GraphQLSchema {
+export function buildGraphqlSchema(
+  resources: ResolvedResource[],
+  parts: GraphqlSchemaPart[] = []
+): GraphQLSchema {
   const all = [...FIELD_FAMILIES, ...parts]
   const types = new GraphqlTypes(all)
   const fieldsOf = (kind: 'query' | 'mutation' | 'subscription') =>
-    rootFields(kind, resources, (resource) => all.map((part) => part[`${kind}Fields`]?.(resource, types) ?? {}))
+    rootFields(kind, resources, (resource) =>
+      all.map((part) => part[`${kind}Fields`]?.(resource, types) ?? {})
+    )
   const root = (name: string, fields: RootFields) =>
     Object.keys(fields).length ? new GraphQLObjectType({ name, fields }) : undefined
   const schema = new GraphQLSchema({

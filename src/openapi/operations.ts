@@ -132,7 +132,9 @@ function aggregatePageSchema(): SchemaObject {
         type: 'array',
         items: {
           type: 'object',
-          properties: Object.fromEntries(['groupBy', 'count', 'countDistinct', 'sum', 'avg', 'min', 'max'].map((m) => [m, members]))
+          properties: Object.fromEntries(
+            ['groupBy', 'count', 'countDistinct', 'sum', 'avg', 'min', 'max'].map((m) => [m, members])
+          )
         }
       },
       pageInfo: schemaRef(PAGE_INFO_SCHEMA),
@@ -148,14 +150,24 @@ interface Operations {
   /** The record's schema. */
   record: ReturnType<typeof schemaRef>
   base: string
-  add(path: string, method: HttpMethod, operation: string, spec: Omit<OperationObject, 'operationId' | 'tags'>): void
+  add(
+    path: string,
+    method: HttpMethod,
+    operation: string,
+    spec: Omit<OperationObject, 'operationId' | 'tags'>
+  ): void
 }
 
 /** Every REST operation of a resource, by OpenAPI path and method, as the router serves them. */
 export function resourcePaths(resource: ResolvedResource): Record<string, PathItemObject> {
   const names = componentNames(resource)
   const paths: Record<string, PathItemObject> = {}
-  const add: Operations['add'] = (path, method, operation, { summary, description, parameters = [], ...rest }) => {
+  const add: Operations['add'] = (
+    path,
+    method,
+    operation,
+    { summary, description, parameters = [], ...rest }
+  ) => {
     const allParameters = [...pathParameters(resource, path), ...parameters]
     const item = (paths[pathTemplate(path)] ??= {})
     item[method] = {
@@ -200,11 +212,12 @@ function readOperations({ resource, names, record, base, add }: Operations) {
     add(aggregatePath(resource), 'get', 'aggregate', {
       summary: `Aggregate ${resource.name} records`,
       description:
-        'Counts, distinct counts, sums, averages, minimums and maximums of the matching records, grouped, filtered by their aggregates (having), ordered and paged, as GraphQL\'s aggregate query answers them.',
+        "Counts, distinct counts, sums, averages, minimums and maximums of the matching records, grouped, filtered by their aggregates (having), ordered and paged, as GraphQL's aggregate query answers them.",
       parameters: queryParameters(resource, aggregateQuerySchema(resource)),
       responses: {
         '200': {
-          description: 'The groups: {nodes, pageInfo, totalCount (with totalCount=true)}, or CSV with a header row of groupBy.<field> and <function>.<field> columns',
+          description:
+            'The groups: {nodes, pageInfo, totalCount (with totalCount=true)}, or CSV with a header row of groupBy.<field> and <function>.<field> columns',
           content: {
             ...json(aggregatePageSchema()),
             'text/csv': { schema: { type: 'string' } }

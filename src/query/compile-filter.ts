@@ -99,7 +99,12 @@ function applyConditions(
 }
 
 /** `EXISTS (SELECT 1 FROM related [JOIN link] WHERE correlated AND live AND conditions)`. */
-function applyExists(builder: Knex.QueryBuilder, dialect: Dialect, exists: Exists, bound: readonly unknown[]) {
+function applyExists(
+  builder: Knex.QueryBuilder,
+  dialect: Dialect,
+  exists: Exists,
+  bound: readonly unknown[]
+) {
   builder.whereExists(function related() {
     const { target, link, correlation, liveColumns } = exists
     this.select(this.client.raw('1')).from({ [target.table]: target.resource.table })

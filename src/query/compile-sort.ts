@@ -26,13 +26,20 @@ export function sortTerms(target: SqlTarget, sorting: SortField[] = []): SortTer
   return entries.map((sort, index) => {
     const path = `sorting.${index}`
     const field = resource.fieldMap.get(sort.field)
-    if (!field || field.computed) throw badField(`${path}.field`, `${resource.name} cannot be sorted by "${sort.field}"`)
-    if (sort.direction !== 'ASC' && sort.direction !== 'DESC') throw badField(`${path}.direction`, 'must be ASC or DESC')
+    if (!field || field.computed)
+      throw badField(`${path}.field`, `${resource.name} cannot be sorted by "${sort.field}"`)
+    if (sort.direction !== 'ASC' && sort.direction !== 'DESC')
+      throw badField(`${path}.direction`, 'must be ASC or DESC')
     if (sort.nulls !== undefined && sort.nulls !== 'NULLS_FIRST' && sort.nulls !== 'NULLS_LAST') {
       throw badField(`${path}.nulls`, 'must be NULLS_FIRST or NULLS_LAST')
     }
     const nulls = sort.nulls ?? (sort.direction === 'ASC' ? 'NULLS_FIRST' : 'NULLS_LAST')
-    return { field, column: qualified(target, field), direction: sort.direction, nullsFirst: nulls === 'NULLS_FIRST' }
+    return {
+      field,
+      column: qualified(target, field),
+      direction: sort.direction,
+      nullsFirst: nulls === 'NULLS_FIRST'
+    }
   })
 }
 
@@ -57,6 +64,7 @@ export function orderSql(terms: SortTerm[]) {
 /** The order in a statement's shape key: equal keys, equal ORDER BY. */
 export function orderKey(terms: SortTerm[]) {
   let key = ''
-  for (const term of terms) key += `${keyName(term.field)} ${term.direction} ${term.nullsFirst ? 'first' : 'last'},`
+  for (const term of terms)
+    key += `${keyName(term.field)} ${term.direction} ${term.nullsFirst ? 'first' : 'last'},`
   return key
 }

@@ -103,7 +103,8 @@ export class FeathersQueryParser {
         throw badField(`$sort.${field}`, 'must be 1 (ascending) or -1 (descending)')
       }
       const known = this.resource.fieldMap.get(field)
-      if (!known || !known.filterable) throw badField(`$sort.${field}`, `${this.resource.name} cannot be sorted by "${field}"`)
+      if (!known || !known.filterable)
+        throw badField(`$sort.${field}`, `${this.resource.name} cannot be sorted by "${field}"`)
       return { field, direction: Number(value) === 1 ? 'ASC' : 'DESC' }
     })
   }
@@ -140,7 +141,10 @@ export class FeathersQueryParser {
       }
       if (key.startsWith('$')) {
         if (!path && SPECIAL.has(key)) continue
-        throw badField(at, `unknown query parameter (use field names, $or, $and${path ? '' : ', $limit, $skip, $sort, $select'})`)
+        throw badField(
+          at,
+          `unknown query parameter (use field names, $or, $and${path ? '' : ', $limit, $skip, $sort, $select'})`
+        )
       }
       const relation = this.resource.fieldMap.has(key) ? undefined : this.resource.relationMap.get(key)
       if (relation?.filterable) {
@@ -177,14 +181,15 @@ export class FeathersQueryParser {
     const operand = (operand: unknown, path: string): Scalar => {
       // Query strings carry every value as text; a boolean field reads `true` and `false` as booleans.
       if (field.kind === 'boolean' && (operand === 'true' || operand === 'false')) return operand === 'true'
-      if (operand === null || typeof operand === 'object' && !(operand instanceof Date)) {
+      if (operand === null || (typeof operand === 'object' && !(operand instanceof Date))) {
         throw badField(path, 'must be a single value')
       }
       return operand as Scalar
     }
     if (value === null) return { is: null }
     if (typeof value !== 'object' || value instanceof Date) return { eq: operand(value, at) }
-    if (Array.isArray(value)) throw badField(at, 'must be a value or an object of operators, e.g. { "$in": [...] }')
+    if (Array.isArray(value))
+      throw badField(at, 'must be a value or an object of operators, e.g. { "$in": [...] }')
     const comparison: FieldComparison = {}
     const entries = Object.entries(value as Record<string, unknown>)
     if (entries.length === 0) throw badField(at, 'must have at least one operator')
@@ -198,7 +203,9 @@ export class FeathersQueryParser {
       } else if (LIST_OPERATORS.has(operator)) {
         const list = asList(operandValue)
         if (!list) throw badField(path, 'must be a list')
-        ;(comparison as Record<string, unknown>)[target] = list.map((item, index) => operand(item, `${path}.${index}`))
+        ;(comparison as Record<string, unknown>)[target] = list.map((item, index) =>
+          operand(item, `${path}.${index}`)
+        )
       } else {
         ;(comparison as Record<string, unknown>)[target] = operand(operandValue, path)
       }

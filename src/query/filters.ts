@@ -37,7 +37,10 @@ function missesValue(comparison: unknown) {
  * Here a comparison missing its value, a field or group set to undefined and an empty `or` match no record;
  * `complete` is false when any of them did.
  */
-export function strictFilter(filter: Filter, resource: ResolvedResource): { filter: Filter; complete: boolean } {
+export function strictFilter(
+  filter: Filter,
+  resource: ResolvedResource
+): { filter: Filter; complete: boolean } {
   let complete = true
   const strict = (rule: Filter, resource: ResolvedResource): Filter => {
     const nothing: Filter = { [resource.idField.name]: NO_VALUE }
@@ -45,7 +48,11 @@ export function strictFilter(filter: Filter, resource: ResolvedResource): { filt
     for (const [key, value] of Object.entries(rule)) {
       if (key === 'and' || key === 'or') {
         const subs = value as Filter[] | undefined | null
-        if (subs === undefined || subs === null || (key === 'or' && Array.isArray(subs) && subs.length === 0)) {
+        if (
+          subs === undefined ||
+          subs === null ||
+          (key === 'or' && Array.isArray(subs) && subs.length === 0)
+        ) {
           complete = false
           result[key] = [nothing]
         } else {

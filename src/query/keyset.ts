@@ -116,9 +116,10 @@ export function keysetCondition(terms: SortTerm[], position: DbValue[], dialect:
     clauses.push({ equal, later: test, orNull })
   })
   const [head] = terms
-  const narrowing = head && position[0] !== null && !head.field.nullable
-    ? bind(head, head.direction === 'ASC' ? '>=' : '<=', position[0])
-    : undefined
+  const narrowing =
+    head && position[0] !== null && !head.field.nullable
+      ? bind(head, head.direction === 'ASC' ? '>=' : '<=', position[0])
+      : undefined
   const key = `${position.map((value) => (value === null ? 'n' : 'v')).join('')}`
 
   const test = (builder: Knex.QueryBuilder, bound: readonly unknown[], first: number, condition: Test) => {

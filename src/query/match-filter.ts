@@ -101,7 +101,9 @@ function matchesComparison(kind: string, raw: unknown, comparison: FieldComparis
       case 'notLike':
       case 'iLike':
       case 'notILike': {
-        const matched = likePattern(argument as string, operator === 'iLike' || operator === 'notILike').test(String(current))
+        const matched = likePattern(argument as string, operator === 'iLike' || operator === 'notILike').test(
+          String(current)
+        )
         if (operator.startsWith('not') ? matched : !matched) return false
         break
       }

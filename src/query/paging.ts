@@ -12,13 +12,20 @@ import { PARTITION_TOTAL } from './read-statements'
 /** `paging` checked: safe integers only, since knex would bind 1e20 as a string and read 1e23 as 1. */
 export function checkPaging(paging: OffsetPaging) {
   const { limit, offset = 0 } = paging
-  if (!Number.isSafeInteger(limit) || limit < 0) throw badField('paging.limit', 'must be a non-negative integer')
-  if (!Number.isSafeInteger(offset) || offset < 0) throw badField('paging.offset', 'must be a non-negative integer')
+  if (!Number.isSafeInteger(limit) || limit < 0)
+    throw badField('paging.limit', 'must be a non-negative integer')
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw badField('paging.offset', 'must be a non-negative integer')
   return { limit, offset }
 }
 
 /** A page of `limit` records from `rows`, read with one row more than asked to tell whether a next page exists. */
-export function pageOf(rows: ResourceRecord[], limit: number, skip: number, decode: RowDecoder): Page<ResourceRecord> {
+export function pageOf(
+  rows: ResourceRecord[],
+  limit: number,
+  skip: number,
+  decode: RowDecoder
+): Page<ResourceRecord> {
   return { data: rows.slice(0, limit).map(decode), limit, skip, hasNextPage: rows.length > limit }
 }
 
@@ -60,7 +67,8 @@ export function keysetReading(query: ResourceQuery, terms: SortTerm[], dialect: 
   const readTerms = keyset.backward ? reversedTerms(terms) : terms
   const from = keyset.backward ? keyset.before : keyset.after
   const path = keyset.backward ? 'keyset.before' : 'keyset.after'
-  const condition = from === undefined ? undefined : keysetCondition(readTerms, encodePosition(terms, from, path), dialect)
+  const condition =
+    from === undefined ? undefined : keysetCondition(readTerms, encodePosition(terms, from, path), dialect)
   return { keyset, readTerms, condition, fields: terms.map((term) => term.field.name) }
 }
 

@@ -12,7 +12,11 @@ import { existsCondition, type RelationScopes } from './relation-filter'
 /** An odd number of backslashes at the end: LIKE's escape character with nothing to escape. */
 const UNFINISHED_ESCAPE = /(^|[^\\])(\\\\)*\\$/
 
-const NO_FILTER: ParsedFilter = Object.freeze({ key: '', values: Object.freeze([]), conditions: Object.freeze([]) })
+const NO_FILTER: ParsedFilter = Object.freeze({
+  key: '',
+  values: Object.freeze([]),
+  conditions: Object.freeze([])
+})
 
 /** Where a filter's conditions apply: the statement's own table, or a related table inside EXISTS. */
 interface Scope {
@@ -47,7 +51,8 @@ class FilterParser {
   conjunction(scope: Scope, filter: Filter, path: string, depth: number): Condition[] {
     const { maxFilterDepth, maxComparisons } = this.limits
     if (depth > maxFilterDepth) throw badField(path, `filters may nest at most ${maxFilterDepth} levels`)
-    if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badField(path, 'must be a filter object')
+    if (!filter || typeof filter !== 'object' || Array.isArray(filter))
+      throw badField(path, 'must be a filter object')
     const conditions: Condition[] = []
     for (const key of Object.keys(filter)) {
       const value = filter[key]
@@ -83,7 +88,13 @@ class FilterParser {
    * the related resource (its scope: authorize and defaultFilter, and the join resource's for many-to-many)
    * and not soft-deleted. Counted against `maxRelationFilters` and nested at most `maxRelationDepth` deep.
    */
-  private relationFilter(scope: Scope, relation: ResolvedRelation, filter: Filter, path: string, depth: number) {
+  private relationFilter(
+    scope: Scope,
+    relation: ResolvedRelation,
+    filter: Filter,
+    path: string,
+    depth: number
+  ) {
     const { maxRelationDepth, maxRelationFilters } = this.limits
     const relationDepth = scope.relationDepth + 1
     if (relationDepth > maxRelationDepth) {
@@ -114,7 +125,9 @@ class FilterParser {
   /** The filter of what the caller may read of `resource`, worked out before parsing. */
   private scopeOf(resource: ResolvedResource) {
     if (!this.scopes?.has(resource)) {
-      throw new Error(`The scope of ${resource.name} was not worked out before its relation filter was parsed`)
+      throw new Error(
+        `The scope of ${resource.name} was not worked out before its relation filter was parsed`
+      )
     }
     return this.scopes.get(resource)
   }
@@ -213,7 +226,8 @@ class FilterParser {
       case 'isNot':
         if (value !== null) {
           if (typeof value !== 'boolean') throw badField(path, 'must be true, false or null')
-          if (field.kind !== 'boolean') throw badField(path, 'only boolean fields can be compared with true or false')
+          if (field.kind !== 'boolean')
+            throw badField(path, 'only boolean fields can be compared with true or false')
         }
         comparison.truth = value
         this.key += `:${value}`
@@ -271,7 +285,9 @@ export function parseFilter(
   // The links of a many-to-many read: conditions on the join resource's table, joined in the statement.
   if (link) {
     parser.mark(' link:')
-    conditions.push(...parser.conjunction({ target: link.target, relationDepth: 0 }, link.filter, 'through', 0))
+    conditions.push(
+      ...parser.conjunction({ target: link.target, relationDepth: 0 }, link.filter, 'through', 0)
+    )
   }
   return parser.result(conditions)
 }

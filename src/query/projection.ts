@@ -21,7 +21,11 @@ const selections = new WeakMap<ResolvedResource, BoundedCache<Projection>>()
 export function fullProjection(resource: ResolvedResource): Projection {
   let full = everything.get(resource)
   if (!full) {
-    full = { stored: storedFields(resource), computed: resource.fields.filter((field) => field.computed), key: '' }
+    full = {
+      stored: storedFields(resource),
+      computed: resource.fields.filter((field) => field.computed),
+      key: ''
+    }
     everything.set(resource, full)
   }
   return full

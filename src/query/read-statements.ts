@@ -70,7 +70,11 @@ export class ReadStatements {
   }
 
   /** Live records only (soft delete), within `visible`. */
-  whereVisible(builder: Knex.QueryBuilder, visible: ParsedFilter, bound: readonly unknown[] = visible.values) {
+  whereVisible(
+    builder: Knex.QueryBuilder,
+    visible: ParsedFilter,
+    bound: readonly unknown[] = visible.values
+  ) {
     const { softDeleteColumn, table } = this.target.resource
     if (softDeleteColumn) builder.whereNull(`${table}.${softDeleteColumn}`)
     return applyParsedFilter(builder, this.target, visible, bound)
@@ -142,7 +146,8 @@ export class ReadStatements {
         ROW_NUMBER
       ])
     )
-    if (read.totals) inner.select(this.knex.raw('COUNT(*) OVER (PARTITION BY ??) AS ??', [partition, PARTITION_TOTAL]))
+    if (read.totals)
+      inner.select(this.knex.raw('COUNT(*) OVER (PARTITION BY ??) AS ??', [partition, PARTITION_TOTAL]))
     const windowAt = conditionAt + (condition?.values.length ?? 0)
     return db
       .select('*')

@@ -23,12 +23,18 @@ function decodeDate(value: unknown): string | null {
 /** What each kind's values come back from the drivers as, to the record's representation; null stays null. */
 const decoders: Record<FieldKind, (value: unknown) => unknown> = {
   boolean: (value) =>
-    value === null || value === undefined ? null : value === true || value === 1 || value === '1' || value === 'true',
+    value === null || value === undefined
+      ? null
+      : value === true || value === 1 || value === '1' || value === 'true',
   integer: (value) => (value === null || value === undefined ? null : Number(value)),
   number: (value) => (value === null || value === undefined ? null : Number(value)),
   date: (value) => (value === null || value === undefined ? null : decodeDate(value)),
   string: (value) =>
-    value === null || value === undefined ? null : Buffer.isBuffer(value) ? value.toString('utf8') : String(value)
+    value === null || value === undefined
+      ? null
+      : Buffer.isBuffer(value)
+        ? value.toString('utf8')
+        : String(value)
 }
 
 export function decodeValue(kind: FieldKind, value: unknown): unknown {

@@ -22,7 +22,9 @@ function checkCustomSchema(resource: ResolvedResource, schema: ObjectSchema, opt
   for (const name of Object.keys(schema.properties)) {
     const field = resource.fieldMap.get(name)
     if (!field || field.computed || field.expression) {
-      throw new ConfigurationError(`${resource.name}: ${option} has property "${name}", which is not a stored field`)
+      throw new ConfigurationError(
+        `${resource.name}: ${option} has property "${name}", which is not a stored field`
+      )
     }
   }
   // A custom input schema says what clients may write: properties it does not declare are refused unless

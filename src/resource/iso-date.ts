@@ -69,7 +69,11 @@ export function isoDate(ms: number): string {
   const era = Math.floor(shifted / 146_097)
   const dayOfEra = shifted - era * 146_097
   const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365
   )
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
   const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153)

@@ -199,7 +199,8 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
 function storedField(resource: ResolvedResource, name: string, where: string): ResolvedField {
   const field = resource.fieldMap.get(name)
   if (!field) throw new ConfigurationError(`${resource.name}: ${where} names unknown field "${name}"`)
-  if (field.computed) throw new ConfigurationError(`${resource.name}: ${where} names computed field "${name}"`)
+  if (field.computed)
+    throw new ConfigurationError(`${resource.name}: ${where} names computed field "${name}"`)
   return field
 }
 
@@ -229,7 +230,9 @@ function relatedResource(
 ) {
   const target = byName.get(relation.resource)
   if (!target) {
-    throw new ConfigurationError(`${resource.name}.${name} relates to unknown resource "${relation.resource}"`)
+    throw new ConfigurationError(
+      `${resource.name}.${name} relates to unknown resource "${relation.resource}"`
+    )
   }
   return target
 }
@@ -295,7 +298,9 @@ export function resolveResources(definitions: ResourceDefinition[]): ResolvedRes
   for (const resource of resources) {
     if (byName.has(resource.name)) throw new ConfigurationError(`Resource ${resource.name} is defined twice`)
     if (byPath.has(resource.basePath)) {
-      throw new ConfigurationError(`${resource.name} and ${byPath.get(resource.basePath)!.name} share base path`)
+      throw new ConfigurationError(
+        `${resource.name} and ${byPath.get(resource.basePath)!.name} share base path`
+      )
     }
     byName.set(resource.name, resource)
     byPath.set(resource.basePath, resource)
@@ -309,10 +314,13 @@ export function resolveResources(definitions: ResourceDefinition[]): ResolvedRes
     }
     resource.many = Object.entries(many).map(([name, relation]) => linkMany(resource, name, relation, byName))
     for (const relation of resource.many) {
-      if (relation.paging.keyset) checkKeysetOrder(relation.target, `relation ${resource.name}.${relation.name}`)
+      if (relation.paging.keyset)
+        checkKeysetOrder(relation.target, `relation ${resource.name}.${relation.name}`)
     }
     resource.one = Object.entries(one).map(([name, relation]) => linkOne(resource, name, relation, byName))
-    resource.relationMap = new Map([...resource.many, ...resource.one].map((relation) => [relation.name, relation]))
+    resource.relationMap = new Map(
+      [...resource.many, ...resource.one].map((relation) => [relation.name, relation])
+    )
   }
   return resources
 }

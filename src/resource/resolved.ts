@@ -1,6 +1,12 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FieldRole } from './annotations'
-import type { ComputedField, GraphqlPagingStrategy, PagingStrategy, ResourceDefinition, SqlComputedField } from './definition'
+import type {
+  ComputedField,
+  GraphqlPagingStrategy,
+  PagingStrategy,
+  ResourceDefinition,
+  SqlComputedField
+} from './definition'
 import type { FieldKind } from './field-kind'
 import type { Filter, SortField } from '../model/query'
 
@@ -130,7 +136,6 @@ export interface ReadBatches {
   /** On a driver that reads synchronously, a read taking longer than this makes the next batch smaller. */
   maxMilliseconds: number
 }
-
 
 export interface PageSizes {
   /** Page size when the client asks for none. */

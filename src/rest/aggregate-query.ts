@@ -3,7 +3,15 @@ import { badField, badInput, withFieldsRenamed, type FieldError } from '../commo
 import type { ResolvedResource } from '../resource/resolved'
 import { compileValidator } from '../resource/validator'
 import { type Filter } from '../model/query'
-import { AGGREGATE_FUNCTIONS, DATE_BUCKETS, type AggregateFunction, type AggregateRequest, type AggregateSortField, type DateBucket, type GroupByField } from '../model/aggregate'
+import {
+  AGGREGATE_FUNCTIONS,
+  DATE_BUCKETS,
+  type AggregateFunction,
+  type AggregateRequest,
+  type AggregateSortField,
+  type DateBucket,
+  type GroupByField
+} from '../model/aggregate'
 import { collectionQueryParser, collectionQuerySchema } from './collection-query'
 
 const list = (description: string) => Type.Optional(Type.String({ description }))
@@ -98,7 +106,10 @@ function groupsOf(
   const groups = split(query.groupBy).map((entry): GroupByField => {
     const [field, by, ...rest] = entry.split(':')
     if (rest.length) {
-      errors.push({ field: 'groupBy', message: `"${entry}": give field or field:BUCKET (a time zone goes in timeZone)` })
+      errors.push({
+        field: 'groupBy',
+        message: `"${entry}": give field or field:BUCKET (a time zone goes in timeZone)`
+      })
     }
     return by ? { field, by: by.toUpperCase() as DateBucket } : { field }
   })

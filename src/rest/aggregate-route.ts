@@ -5,7 +5,12 @@ import type { Context } from '../common/koa'
 import type { ResolvedResource } from '../resource/resolved'
 import { resourceService } from '../service/resource-service'
 import { externalCall } from '../feathers/external-call'
-import { AGGREGATE_FUNCTIONS, type AggregatePage, type AggregateRequest, type AggregateResponse } from '../model/aggregate'
+import {
+  AGGREGATE_FUNCTIONS,
+  type AggregatePage,
+  type AggregateRequest,
+  type AggregateResponse
+} from '../model/aggregate'
 import { restParams } from './params'
 import { aggregateQueryParser, asAggregateParameters } from './aggregate-query'
 

@@ -6,7 +6,6 @@ import { REST_DEFAULT_RESULT_SIZE } from '../resource/defaults'
 import { compileValidator } from '../resource/validator'
 import type { Filter } from '../model/query'
 
-
 export interface CollectionQueryOptions {
   /** Accept `limit` and `offset`. */
   paging: boolean
@@ -46,7 +45,12 @@ export function collectionQuerySchema(resource: ResolvedResource, options: Colle
       Type.Integer({ minimum: 1, maximum: sizes.max, default: sizes.default, description: 'Page size' })
     )
     properties.offset = Type.Optional(
-      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Number of records to skip' })
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        default: 0,
+        description: 'Number of records to skip'
+      })
     )
   }
   if (options.filters) {
@@ -74,9 +78,15 @@ export interface CollectionRequest {
 export function collectionQueryParser(resource: ResolvedResource, options: CollectionQueryOptions) {
   const validate = compileValidator(collectionQuerySchema(resource, options), { coerce: true, what: 'Query' })
   const textual = new Set(
-    resource.fields.filter((field) => field.kind === 'string').map((field) => field.name).concat('query')
+    resource.fields
+      .filter((field) => field.kind === 'string')
+      .map((field) => field.name)
+      .concat('query')
   )
-  const numeric = new Map<string, 'integer' | 'number'>([['limit', 'integer'], ['offset', 'integer']])
+  const numeric = new Map<string, 'integer' | 'number'>([
+    ['limit', 'integer'],
+    ['offset', 'integer']
+  ])
   for (const field of resource.fields) {
     if (field.kind === 'integer' || field.kind === 'number') numeric.set(field.name, field.kind)
   }

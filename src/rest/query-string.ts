@@ -15,7 +15,9 @@ export async function checkQueryString(ctx: Context, next: Next) {
     const parameters = text.split('&').filter((parameter) => parameter !== '')
     if (parameters.length > MAX_QUERY_PARAMETERS) {
       const given = parameters.length
-      throw new BadRequest(`A query string may hold at most ${MAX_QUERY_PARAMETERS} parameters (${given} given)`)
+      throw new BadRequest(
+        `A query string may hold at most ${MAX_QUERY_PARAMETERS} parameters (${given} given)`
+      )
     }
     for (const parameter of parameters) {
       try {

@@ -45,14 +45,16 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
    * Requests in Feathers' dialect go on to Feathers' REST transport (see `speaksFeathers`) when the app has
    * one; without it every request is read as the spec's, so Feathers parameters are 400s naming them.
    */
-  const spec = (takesQuery: boolean, handle: (ctx: Context) => Promise<void>) => (ctx: Context, next: Next) => {
-    if (feathersRest && speaksFeathers(ctx, takesQuery)) return next()
-    if (!takesQuery) rejectQueryParameters(ctx)
-    return handle(ctx)
-  }
+  const spec =
+    (takesQuery: boolean, handle: (ctx: Context) => Promise<void>) => (ctx: Context, next: Next) => {
+      if (feathersRest && speaksFeathers(ctx, takesQuery)) return next()
+      if (!takesQuery) rejectQueryParameters(ctx)
+      return handle(ctx)
+    }
 
   // Registered before `/:id`, so `export` is never taken for an id.
-  if (definition.export?.disabled) router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`))
+  if (definition.export?.disabled)
+    router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`))
   else exportRoute(router, app, resource)
   // Likewise `aggregate`, where the resource has aggregates; elsewhere it stays an id like any other.
   if (resource.aggregateEnabled) aggregateRoute(router, app, resource)
@@ -67,13 +69,18 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
   router.get(
     `${base}/:id`,
     spec(false, async (ctx) => {
-      ctx.body = serialize((await externalCall(service(), 'get', [idOf(ctx), restParams(ctx)])) as ResourceRecord)
+      ctx.body = serialize(
+        (await externalCall(service(), 'get', [idOf(ctx), restParams(ctx)])) as ResourceRecord
+      )
     })
   )
 
   const create = spec(false, async (ctx) => {
     requireJsonObject(ctx)
-    const record = await externalCall(service(), 'create', [ctx.request.body as ResourceRecord, restParams(ctx)])
+    const record = await externalCall(service(), 'create', [
+      ctx.request.body as ResourceRecord,
+      restParams(ctx)
+    ])
     ctx.body = serialize(record as ResourceRecord)
     ctx.status = 201
   })
@@ -85,21 +92,32 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
     spec(false, async (ctx) => {
       requireJsonObject(ctx)
       const body = ctx.request.body as ResourceRecord
-      ctx.body = serialize((await externalCall(service(), method, [idOf(ctx), body, restParams(ctx)])) as ResourceRecord)
+      ctx.body = serialize(
+        (await externalCall(service(), method, [idOf(ctx), body, restParams(ctx)])) as ResourceRecord
+      )
     })
-  const updateDisabled = definition.update?.disabled ? disabled(`Updating ${resource.name} records`) : undefined
+  const updateDisabled = definition.update?.disabled
+    ? disabled(`Updating ${resource.name} records`)
+    : undefined
   router.put(updatePath(resource), updateDisabled ?? change('update'))
   router.patch(updatePath(resource), updateDisabled ?? change('patch'))
 
   const remove = spec(false, async (ctx) => {
-    ctx.body = serialize((await externalCall(service(), 'remove', [idOf(ctx), restParams(ctx)])) as ResourceRecord)
+    ctx.body = serialize(
+      (await externalCall(service(), 'remove', [idOf(ctx), restParams(ctx)])) as ResourceRecord
+    )
   })
-  if (definition.delete?.disabled) router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`))
+  if (definition.delete?.disabled)
+    router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`))
   else router.delete(deletePath(resource), remove)
 }
 
 /** GET at the base path: a page of records `{ pageInfo, nodes, totalCount? }`, or every one as an array. */
-function listHandler(resource: ResolvedResource, service: () => unknown, serialize: (record: ResourceRecord) => unknown) {
+function listHandler(
+  resource: ResolvedResource,
+  service: () => unknown,
+  serialize: (record: ResourceRecord) => unknown
+) {
   const parseList = collectionQueryParser(resource, listQueryOptions(resource))
   const totalCount = resource.query.enableTotalCount && listPagingStrategy(resource) === 'offset'
   return async (ctx: Context) => {

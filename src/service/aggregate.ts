@@ -27,15 +27,26 @@ export async function aggregateRecords(
   const plan = planAggregate(resource, request, { maxGroups, maxFillBuckets, filter })
   // Partitioned by the links' key when a many-to-many relation's records are aggregated per parent.
   if (link) {
-    plan.partition = { field: link.foreignKey, column: storedColumn(link.target, link.foreignKey), alias: PARTITION_ALIAS }
+    plan.partition = {
+      field: link.foreignKey,
+      column: storedColumn(link.target, link.foreignKey),
+      alias: PARTITION_ALIAS
+    }
   }
   const knex = store.knex(params)
   const { groupIndexes } = target.dialect
-  const withoutGroupIndexes = !link && !!groupIndexes && (await ignoresGroupIndexes(store, plan, groupIndexes))
+  const withoutGroupIndexes =
+    !link && !!groupIndexes && (await ignoresGroupIndexes(store, plan, groupIndexes))
   const visible = await store.visible(params, filter, link)
   const compile = (bound: readonly unknown[]) => {
-    const table = withoutGroupIndexes ? groupIndexes!.tableWithout(knex, resource.table) : knex(resource.table)
-    const builder = store.statements.whereVisible(link ? store.statements.joinLink(table, link) : table, visible, bound)
+    const table = withoutGroupIndexes
+      ? groupIndexes!.tableWithout(knex, resource.table)
+      : knex(resource.table)
+    const builder = store.statements.whereVisible(
+      link ? store.statements.joinLink(table, link) : table,
+      visible,
+      bound
+    )
     return compileAggregate(knex, builder, target, plan, store.limits)
   }
   // Time zones on SQLite need functions on the statement's connection, and a many-to-many link joins a

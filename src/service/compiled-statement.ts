@@ -19,7 +19,9 @@ export function standIns(count: number, integersFrom = count): unknown[] {
   if (count - integersFrom > INTEGER_MARKERS) throw new Error(`At most ${INTEGER_MARKERS} integer values`)
   const bound: unknown[] = []
   for (let index = 0; index < count; index++) {
-    bound.push(index < integersFrom ? `${MARKER}${index}${MARKER_END}` : INTEGER_MARKER + index - integersFrom)
+    bound.push(
+      index < integersFrom ? `${MARKER}${index}${MARKER_END}` : INTEGER_MARKER + index - integersFrom
+    )
   }
   return bound
 }
@@ -29,7 +31,11 @@ function valueIndexOf(binding: unknown, integersFrom: number): number {
   if (typeof binding === 'string' && binding.startsWith(MARKER) && binding.endsWith(MARKER_END)) {
     return Number(binding.slice(MARKER.length, -MARKER_END.length))
   }
-  if (typeof binding === 'number' && binding >= INTEGER_MARKER && binding < INTEGER_MARKER + INTEGER_MARKERS) {
+  if (
+    typeof binding === 'number' &&
+    binding >= INTEGER_MARKER &&
+    binding < INTEGER_MARKER + INTEGER_MARKERS
+  ) {
     return integersFrom + binding - INTEGER_MARKER
   }
   return -1
@@ -50,7 +56,11 @@ export class CompiledStatement {
   /** The driver's options the query builder carried (`.options()`), such as mysql2's `dateStrings`. */
   private readonly options: Readonly<Record<string, unknown>> | undefined
 
-  private constructor(compiled: Knex.Sql, slots: number[], private readonly dialect: Dialect) {
+  private constructor(
+    compiled: Knex.Sql,
+    slots: number[],
+    private readonly dialect: Dialect
+  ) {
     this.sql = compiled.sql
     this.options = Object.keys(compiled.options ?? {}).length ? compiled.options : undefined
     // The stand-ins are replaced on every run; kept, they would hold a string per value.

@@ -41,9 +41,7 @@ export async function findRecords(
   const decode = store.decoder(fields)
   const order = orderSql(terms)
   const ordered = (bound: readonly unknown[]) =>
-    store.statements
-      .select(store.table(params), visible, fields, bound)
-      .orderByRaw(order.sql, order.bindings)
+    store.statements.select(store.table(params), visible, fields, bound).orderByRaw(order.sql, order.bindings)
   const shape = `${fields.key}|${orderKey(terms)}|${visible.key}`
   if (!query.paging) return (await store.run(params, `all|${shape}`, visible.values, ordered)).map(decode)
 
@@ -51,7 +49,8 @@ export async function findRecords(
   const filterValues = visible.values.length
   // The count needs no row of the page: where the pool can lend a second connection, the database
   // answers both at once instead of one after the other.
-  const counting = query.totalCount && store.countsAlongside(params) ? store.count(params, visible) : undefined
+  const counting =
+    query.totalCount && store.countsAlongside(params) ? store.count(params, visible) : undefined
   // One row more than asked tells whether a next page exists without counting. Knex leaves out OFFSET 0.
   const values = offset > 0 ? [...visible.values, limit + 1, offset] : [...visible.values, limit + 1]
   const reading = store.run(
@@ -119,7 +118,8 @@ async function findPartitioned(
 ): Promise<PartitionedPages<ResourceRecord>> {
   const link = query.through ? await store.link(params, query.through) : undefined
   const partitionField = link ? link.foreignKey : store.resource.fieldMap.get(query.partitionBy!)
-  if (!partitionField || partitionField.computed) throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
+  if (!partitionField || partitionField.computed)
+    throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
   const { limit, offset } = checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
   const terms = sortTerms(store.target, store.sortingOf(query))
   const keyset = query.keyset ? keysetReading(query, terms, store.target.dialect) : undefined
@@ -128,11 +128,24 @@ async function findPartitioned(
   const partition = storedColumn(link ? link.target : store.target, partitionField)
   const partitionKey = link ? PARTITION : partitionField.column
   const keysetFields = keyset ? terms.map((term) => term.field) : []
-  const fields = projection(store.resource, query.select, link ? keysetFields : [partitionField, ...keysetFields])
+  const fields = projection(
+    store.resource,
+    query.select,
+    link ? keysetFields : [partitionField, ...keysetFields]
+  )
   const visible = await store.visible(params, query.filter, link)
   // A keyset page's rows start at its cursor: its partitions' totals are counted apart, below.
   const totals = !!query.totalCount && !keyset
-  const read = { visible, fields, link, partition, partitionKey, order: orderSql(readTerms), totals, condition }
+  const read = {
+    visible,
+    fields,
+    link,
+    partition,
+    partitionKey,
+    order: orderSql(readTerms),
+    totals,
+    condition
+  }
   const shape = [
     'partitioned',
     fields.key,
@@ -148,9 +161,18 @@ async function findPartitioned(
     store.statements.partitioned(store.knex(params), store.table(params), read, bound)
   )
   const decode = store.decoder(fields)
-  const { data, partitions } = partitionsOf(rows, partitionField, partitionKey, limit, !!query.totalCount, decode)
+  const { data, partitions } = partitionsOf(
+    rows,
+    partitionField,
+    partitionKey,
+    limit,
+    !!query.totalCount,
+    decode
+  )
   if (!keyset) return { data, skip: offset, partitions }
-  const counted = query.totalCount ? await partitionTotals(store, params, visible, partitionField, link) : undefined
+  const counted = query.totalCount
+    ? await partitionTotals(store, params, visible, partitionField, link)
+    : undefined
   finishKeysetPartitions(data, partitions, keyset, counted)
   return { data, skip: offset, partitions, keysetFields: keyset.fields }
 }

@@ -29,7 +29,9 @@ export function multiLimit(resource: ResolvedResource, method: MultiMethod, coun
     throw new MethodNotAllowed(`${resource.name}: ${method} of several records is not enabled (multi)`)
   }
   if (count !== undefined && count > maxMulti) {
-    throw new BadRequest(`${resource.name}: ${method} changes at most ${maxMulti} records at once (${count} given)`)
+    throw new BadRequest(
+      `${resource.name}: ${method} changes at most ${maxMulti} records at once (${count} given)`
+    )
   }
   return maxMulti
 }

@@ -7,7 +7,12 @@ import { resolveQueryLimits, type QueryLimits } from '../resource/query-limits'
 import { writableFields } from '../resource/input-schemas'
 import type { ResolvedResource } from '../resource/resolved'
 import type { Filter } from '../model/query'
-import type { AggregatePage, AggregateRequest, AggregateResponse, PartitionedAggregates } from '../model/aggregate'
+import type {
+  AggregatePage,
+  AggregateRequest,
+  AggregateResponse,
+  PartitionedAggregates
+} from '../model/aggregate'
 import type { Page, PartitionedPages } from '../model/page'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import { FeathersQueryParser, type FeathersRequest } from '../query/feathers-syntax'
@@ -92,7 +97,9 @@ export class ResourceService {
    */
   async find(
     params?: ResourceParams
-  ): Promise<Page<ResourceRecord> | ResourceRecord[] | PartitionedPages<ResourceRecord> | Paginated<ResourceRecord>>
+  ): Promise<
+    Page<ResourceRecord> | ResourceRecord[] | PartitionedPages<ResourceRecord> | Paginated<ResourceRecord>
+  >
   async find(params: ResourceParams = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'find', params })
     if (scoped.queryModel) return findRecords(this.store, scoped)
@@ -159,7 +166,8 @@ export class ResourceService {
    * `update` is a partial update like `patch`, which is what the spec's PUT route is.
    */
   async update(id: NullableId, data: ResourceRecord, params: ResourceParams = {}): Promise<ResourceRecord> {
-    if (id === null) throw new MethodNotAllowed(`${this.resource.name}: update replaces one record; use patch for several`)
+    if (id === null)
+      throw new MethodNotAllowed(`${this.resource.name}: update replaces one record; use patch for several`)
     const row = this.resource.definition.update?.replace ? this.replacement(data) : data
     return this.changeOne('update', id, row, params)
   }
@@ -213,7 +221,10 @@ export class ResourceService {
 
   /** A Feathers caller's query, checked and translated; `collection` for find, which alone pages and sorts. */
   private feathersRequest(params: ResourceParams, collection: boolean): FeathersRequest {
-    return this.feathersQuery.parse(params.query as Query | undefined, { collection, external: !!params.provider })
+    return this.feathersQuery.parse(params.query as Query | undefined, {
+      collection,
+      external: !!params.provider
+    })
   }
 }
 
@@ -221,7 +232,10 @@ export class ResourceService {
  * The registered (hook-running) service of a resource. Feathers types `app.service` for its own service
  * shapes, so the one cast lives here.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function resourceService(app: { service(path: string): any }, resource: ResolvedResource): ResourceService {
+export function resourceService(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  app: { service(path: string): any },
+  resource: ResolvedResource
+): ResourceService {
   return app.service(resource.basePath) as ResourceService
 }

@@ -130,11 +130,19 @@ export class ResourceStore {
     const foreignKey = join.fieldMap.get(through.foreignKey)
     const otherKey = join.fieldMap.get(through.otherKey)
     if (!foreignKey || !otherKey || foreignKey.computed || otherKey.computed) {
-      throw badField('through', `${join.name} has no fields "${through.foreignKey}" and "${through.otherKey}"`)
+      throw badField(
+        'through',
+        `${join.name} has no fields "${through.foreignKey}" and "${through.otherKey}"`
+      )
     }
     const parents: Filter = { [foreignKey.name]: { in: through.parents } }
     const scope = await joinService.readScope(callerOf(params))
-    return { target: this.statements.linkTarget(join), foreignKey, otherKey, filter: andFilters(parents, scope)! }
+    return {
+      target: this.statements.linkTarget(join),
+      foreignKey,
+      otherKey,
+      filter: andFilters(parents, scope)!
+    }
   }
 
   decoder(fields: Projection) {

@@ -42,7 +42,10 @@ export function announceOnCommit(knex: Knex, announce: () => void): boolean {
  * Runs `work` in one transaction that resource-service calls made inside it join without passing
  * `params.transaction` (or in the one already open), e.g. the several writes of a GraphQL relation mutation.
  */
-export async function inAmbientTransaction<T>(knex: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+export async function inAmbientTransaction<T>(
+  knex: Knex,
+  work: (trx: Knex.Transaction) => Promise<T>
+): Promise<T> {
   const open = ambientTransaction(knex)
   if (open) return work(open)
   let workFailure: { error: unknown } | undefined

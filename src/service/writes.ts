@@ -57,7 +57,12 @@ async function readBack(store: ResourceStore, params: ResourceParams, filter: Fi
 }
 
 /** Inserts `rows` (encoded) and answers the `fields` of each record as written. */
-export function insertRecords(store: ResourceStore, params: ResourceParams, rows: ResourceRecord[], fields: Projection) {
+export function insertRecords(
+  store: ResourceStore,
+  params: ResourceParams,
+  rows: ResourceRecord[],
+  fields: Projection
+) {
   return inWriteTransaction(store, params, async (inner) => {
     const records: ResourceRecord[] = []
     for (const row of rows) records.push(await insert(store, row, inner))
@@ -67,10 +72,15 @@ export function insertRecords(store: ResourceStore, params: ResourceParams, rows
 
 async function insert(store: ResourceStore, row: Record<string, unknown>, params: ResourceParams) {
   const { idField, name } = store.resource
-  const inserted: unknown[] = await runWrite(store, store.target.dialect.insert(store.table(params), row, idField.column))
+  const inserted: unknown[] = await runWrite(
+    store,
+    store.target.dialect.insert(store.table(params), row, idField.column)
+  )
   const generated = inserted[0] as unknown
   const id = (row[idField.column] ??
-    (generated && typeof generated === 'object' ? (generated as ResourceRecord)[idField.column] : generated)) as Id
+    (generated && typeof generated === 'object'
+      ? (generated as ResourceRecord)[idField.column]
+      : generated)) as Id
   const record = await store.getRecord(id, params)
   // Writing a record the caller could not read back is refused, not half done.
   if (!record) throw new Forbidden(`The new ${name} is outside what you may access`)
@@ -89,14 +99,18 @@ export function changeRecord(
   return inWriteTransaction(store, params, async (inner) => {
     if (Object.keys(row).length > 0) {
       const reached = await writable(store, inner, filter)
-      const changed = await runWrite(store, store.statements.whereIdIs(reached(), store.idValue(id) as Knex.Value).update(row))
+      const changed = await runWrite(
+        store,
+        store.statements.whereIdIs(reached(), store.idValue(id) as Knex.Value).update(row)
+      )
       if (!changed) throw notFound(store, id)
     } else if (!(await store.getRecord(id, inner, filter))) {
       throw notFound(store, id)
     }
     // Read back within the scope only: the change may well take the record out of the call's own filter.
     const record = await store.getRecord(id, inner)
-    if (!record) throw new Forbidden(`The update would move ${store.resource.name} '${id}' outside what you may access`)
+    if (!record)
+      throw new Forbidden(`The update would move ${store.resource.name} '${id}' outside what you may access`)
     return answeredRecords([record], fields)[0]
   })
 }
@@ -111,10 +125,15 @@ async function idsReached(
 ) {
   const { idColumn } = store.statements
   const rows: ResourceRecord[] = await runQuery(
-    (await writable(store, params, filter))().select(idColumn).orderBy(idColumn).limit(max + 1)
+    (await writable(store, params, filter))()
+      .select(idColumn)
+      .orderBy(idColumn)
+      .limit(max + 1)
   )
   if (rows.length > max) {
-    throw new BadRequest(`${store.resource.name}: ${method} changes at most ${max} records at once; narrow the query`)
+    throw new BadRequest(
+      `${store.resource.name}: ${method} changes at most ${max} records at once; narrow the query`
+    )
   }
   return rows.map((row) => row[store.resource.idField.column] as Id)
 }

@@ -47,7 +47,11 @@ export function writtenRecords(context: HookContext): ResourceRecord[] {
  * The record as the write left it, hidden fields included: what `authorize` rules may refer to, also when
  * the caller narrowed the write's answer with `$select`.
  */
-export function fullRecord(resource: ResolvedResource, data: ResourceRecord, context: HookContext): ResourceRecord {
+export function fullRecord(
+  resource: ResolvedResource,
+  data: ResourceRecord,
+  context: HookContext
+): ResourceRecord {
   const id = resource.idField.name
   return writtenRecords(context).find((record) => record && String(record[id]) === String(data?.[id])) ?? data
 }

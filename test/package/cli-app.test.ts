@@ -44,7 +44,7 @@ describe('the packed package in a Feathers CLI app', function () {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body)
     })
-     
+
     return { status: response.status, body: (await response.json()) as any }
   }
 
@@ -188,7 +188,7 @@ console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).joi
         headers: { 'content-type': 'application/json', authorization: `Bearer ${erin}` },
         body
       })
-       
+
       return { status: response.status, body: (await response.json()) as any }
     }
     for (const path of ['/todo-items', '/users']) {

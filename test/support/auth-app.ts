@@ -205,7 +205,14 @@ export async function createAuthApp(databaseUrl: string) {
   app.configure(
     feathersQuery({
       Model: db,
-      resources: [securedTodoItems, securedSubTasks, ...tagResources, announcementResource, noteResource, draftResource],
+      resources: [
+        securedTodoItems,
+        securedSubTasks,
+        ...tagResources,
+        announcementResource,
+        noteResource,
+        draftResource
+      ],
       graphql: { logError: () => {} }
     })
   )

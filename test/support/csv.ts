@@ -6,5 +6,8 @@ import { parse } from 'csv-parse/sync'
  */
 export function parseCsv(text: string): { header: string[]; records: Array<Record<string, string>> } {
   const [header = [], ...rows]: string[][] = parse(text)
-  return { header, records: rows.map((row) => Object.fromEntries(header.map((name, index) => [name, row[index]]))) }
+  return {
+    header,
+    records: rows.map((row) => Object.fromEntries(header.map((name, index) => [name, row[index]])))
+  }
 }

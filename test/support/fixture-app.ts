@@ -55,14 +55,24 @@ export const gadgetResource = defineResource({
     disableFilter: true,
     enableSearch: true
   },
-  create: { schema: Type.Object({ id: Type.String({ minLength: 1 }), name: Type.String(), active: Type.Boolean() }) },
+  create: {
+    schema: Type.Object({ id: Type.String({ minLength: 1 }), name: Type.String(), active: Type.Boolean() })
+  },
   update: { schema: Type.Object({ active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }) },
   export: { maxRows: 2 }
 })
 
 /** The widgets the option tests start from: tenant a has four, tenant b one; ranks tie and one is null. */
 const WIDGET_ROWS = [
-  { id: 1, tenant: 'a', secret: 's1', name: 'w1', rank: 2, weight: 1.5, released: new Date('2026-03-01T10:00:00Z') },
+  {
+    id: 1,
+    tenant: 'a',
+    secret: 's1',
+    name: 'w1',
+    rank: 2,
+    weight: 1.5,
+    released: new Date('2026-03-01T10:00:00Z')
+  },
   { id: 2, tenant: 'a', secret: 's2', name: 'w2', rank: null, weight: 2, released: null },
   { id: 3, tenant: 'a', secret: 's1', name: 'w3', rank: 5, weight: 1, released: null },
   { id: 4, tenant: 'b', secret: 's1', name: 'w4', rank: 2, weight: 1, released: null },
@@ -70,7 +80,10 @@ const WIDGET_ROWS = [
 ]
 
 /** Replaces the widgets with WIDGET_ROWS, each changed by `changes[id]` where a test needs other values. */
-export async function seedWidgets(db: Knex, changes: Record<number, Partial<(typeof WIDGET_ROWS)[number]>> = {}) {
+export async function seedWidgets(
+  db: Knex,
+  changes: Record<number, Partial<(typeof WIDGET_ROWS)[number]>> = {}
+) {
   await db('widgets').delete()
   await db('widgets').insert(WIDGET_ROWS.map((row) => ({ ...row, ...changes[row.id] })))
 }

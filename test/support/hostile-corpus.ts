@@ -49,7 +49,7 @@ export const HOSTILE_STRINGS = [
   '[]',
   '{}',
   "' OR '1'='1",
-  "1; DROP TABLE todo_items; --",
+  '1; DROP TABLE todo_items; --',
   '" OR ""="',
   "') OR ('a'='a",
   '`id`',
@@ -124,7 +124,24 @@ const QUERY_NAMES = [
 ]
 
 const FIELDS = ['id', 'title', 'description', 'completed', 'created', 'updated', 'priority']
-const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'notLike', 'iLike', 'notILike', 'in', 'notIn', 'is', 'isNot', 'between', 'notBetween']
+const OPERATORS = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'notLike',
+  'iLike',
+  'notILike',
+  'in',
+  'notIn',
+  'is',
+  'isNot',
+  'between',
+  'notBetween'
+]
 
 function pick<T>(next: () => number, values: readonly T[]): T {
   return values[Math.floor(next() * values.length)]
@@ -156,8 +173,9 @@ function restRequest(next: () => number, ids: number[]): HostileRequest {
     return typeof chosen === 'string' ? chosen : json(chosen)
   }
   const queryString = () => {
-    const parts = Array.from({ length: 1 + Math.floor(next() * 3) }, () =>
-      `${encodeURIComponent(pick(next, QUERY_NAMES))}=${encodeURIComponent(value().slice(0, 1500))}`
+    const parts = Array.from(
+      { length: 1 + Math.floor(next() * 3) },
+      () => `${encodeURIComponent(pick(next, QUERY_NAMES))}=${encodeURIComponent(value().slice(0, 1500))}`
     )
     return parts.join('&')
   }
@@ -171,8 +189,20 @@ function restRequest(next: () => number, ids: number[]): HostileRequest {
       return { method: 'GET', path: `/todo-items/export?${queryString()}`, headers: {} }
     case 3: {
       // Creates are always invalid: a hostile value in a typed field, or an unknown field next to it.
-      const field = pick(next, ['title', 'completed', 'priority', 'description', 'id', 'created', 'age', 'extra'])
-      const body: Record<string, unknown> = { title: pick(next, HOSTILE_STRINGS), [field]: pick(next, HOSTILE_VALUES) }
+      const field = pick(next, [
+        'title',
+        'completed',
+        'priority',
+        'description',
+        'id',
+        'created',
+        'age',
+        'extra'
+      ])
+      const body: Record<string, unknown> = {
+        title: pick(next, HOSTILE_STRINGS),
+        [field]: pick(next, HOSTILE_VALUES)
+      }
       body[pick(next, ['unknown', '__proto__x', 'createdBy', 'id'])] = 1
       return { method: 'POST', path: '/todo-items', body: json(body), headers: jsonHeaders }
     }
@@ -180,19 +210,53 @@ function restRequest(next: () => number, ids: number[]): HostileRequest {
       // Updates of existing records carry an invalid property; others target a record that does not exist.
       const existing = next() < 0.5
       const body: Record<string, unknown> = { [pick(next, FIELDS)]: pick(next, HOSTILE_VALUES) }
-      if (existing) body[pick(next, ['nope', 'age', 'created', 'createdBy'])] = pick(next, HOSTILE_VALUES) ?? 1
+      if (existing)
+        body[pick(next, ['nope', 'age', 'created', 'createdBy'])] = pick(next, HOSTILE_VALUES) ?? 1
       const id = existing ? pick(next, ids) : missingId
-      return { method: pick(next, ['PUT', 'PATCH']), path: `/todo-items/${id}`, body: json(body), headers: jsonHeaders }
+      return {
+        method: pick(next, ['PUT', 'PATCH']),
+        path: `/todo-items/${id}`,
+        body: json(body),
+        headers: jsonHeaders
+      }
     }
     case 5: {
-      const broken = pick(next, ['{', '{"title": }', '[', 'null', '"string"', '{"title": "x",}', '\u0000', '{"a":' + '['.repeat(5000)])
-      const headers = pick(next, [jsonHeaders, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, { 'content-type': 'multipart/form-data; boundary=x' }, {}])
-      return { method: pick(next, ['POST', 'PUT', 'PATCH']), path: `/todo-items${next() < 0.5 ? '' : `/${pick(next, ids)}`}`, body: broken, headers }
+      const broken = pick(next, [
+        '{',
+        '{"title": }',
+        '[',
+        'null',
+        '"string"',
+        '{"title": "x",}',
+        '\u0000',
+        '{"a":' + '['.repeat(5000)
+      ])
+      const headers = pick(next, [
+        jsonHeaders,
+        { 'content-type': 'text/plain' },
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        { 'content-type': 'multipart/form-data; boundary=x' },
+        {}
+      ])
+      return {
+        method: pick(next, ['POST', 'PUT', 'PATCH']),
+        path: `/todo-items${next() < 0.5 ? '' : `/${pick(next, ids)}`}`,
+        body: broken,
+        headers
+      }
     }
     case 6:
-      return { method: 'DELETE', path: `/todo-items/${encodeURIComponent(next() < 0.5 ? String(missingId) : value().slice(0, 500))}`, headers: {} }
+      return {
+        method: 'DELETE',
+        path: `/todo-items/${encodeURIComponent(next() < 0.5 ? String(missingId) : value().slice(0, 500))}`,
+        headers: {}
+      }
     default:
-      return { method: pick(next, ['PUT', 'PATCH', 'DELETE', 'POST', 'OPTIONS', 'PROPFIND']), path: pick(next, ['/todo-items/export', '/todo-items/1/2', '/sub-tasks/%', '/todo-items/%E0%A4%A']), headers: {} }
+      return {
+        method: pick(next, ['PUT', 'PATCH', 'DELETE', 'POST', 'OPTIONS', 'PROPFIND']),
+        path: pick(next, ['/todo-items/export', '/todo-items/1/2', '/sub-tasks/%', '/todo-items/%E0%A4%A']),
+        headers: {}
+      }
   }
 }
 
@@ -204,45 +268,97 @@ function aliases(count: number, field: string) {
 function graphqlRequest(next: () => number): HostileRequest {
   const kind = Math.floor(next() * 11)
   const headers = { 'content-type': 'application/json' }
-  const query = (text: string, variables?: unknown) => ({ method: 'POST', path: '/graphql', body: json({ query: text, variables }), headers })
+  const query = (text: string, variables?: unknown) => ({
+    method: 'POST',
+    path: '/graphql',
+    body: json({ query: text, variables }),
+    headers
+  })
   const field = () => pick(next, [...FIELDS, 'age', 'createdBy', "title' OR 1=1", '__proto__'])
   switch (kind) {
     case 0:
-      return query(`{ todoItems(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { edges { node { id } } } }`)
+      return query(
+        `{ todoItems(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { edges { node { id } } } }`
+      )
     case 1:
-      return query(`{ todoItems(sorting: [{field: ${pick(next, ['id', 'title', 'age', 'DROP', 'created'])}, direction: ${pick(next, ['ASC', 'DESC', 'UP'])}, nulls: ${pick(next, ['NULLS_FIRST', 'NULLS_LAST', 'NONE'])}}]) { edges { node { id } } } }`)
+      return query(
+        `{ todoItems(sorting: [{field: ${pick(next, ['id', 'title', 'age', 'DROP', 'created'])}, direction: ${pick(next, ['ASC', 'DESC', 'UP'])}, nulls: ${pick(next, ['NULLS_FIRST', 'NULLS_LAST', 'NONE'])}}]) { edges { node { id } } } }`
+      )
     case 2:
-      return query(`{ todoItems(paging: {first: ${pick(next, ['0', '-1', '51', '2147483648', '1.5', '"x"', 'null'])}, after: ${graphqlLiteral(next)}}) { pageInfo { endCursor } } }`)
+      return query(
+        `{ todoItems(paging: {first: ${pick(next, ['0', '-1', '51', '2147483648', '1.5', '"x"', 'null'])}, after: ${graphqlLiteral(next)}}) { pageInfo { endCursor } } }`
+      )
     case 3:
-      return query(`{ todoItems(filter: ${nestedFilter(Math.floor(next() * 60), pick(next, ['and', 'or']))}) { edges { node { id } } } }`)
+      return query(
+        `{ todoItems(filter: ${nestedFilter(Math.floor(next() * 60), pick(next, ['and', 'or']))}) { edges { node { id } } } }`
+      )
     case 4:
-      return query('query($f: TodoItemFilter, $p: CursorPaging) { todoItems(filter: $f, paging: $p) { edges { node { id title } } } }', {
-        f: { [field()]: { [pick(next, OPERATORS)]: pick(next, HOSTILE_VALUES) } },
-        p: { first: pick(next, HOSTILE_VALUES), before: pick(next, HOSTILE_STRINGS) }
-      })
+      return query(
+        'query($f: TodoItemFilter, $p: CursorPaging) { todoItems(filter: $f, paging: $p) { edges { node { id title } } } }',
+        {
+          f: { [field()]: { [pick(next, OPERATORS)]: pick(next, HOSTILE_VALUES) } },
+          p: { first: pick(next, HOSTILE_VALUES), before: pick(next, HOSTILE_STRINGS) }
+        }
+      )
     case 5:
-      return query(`{ todoItem(id: ${graphqlLiteral(next)}) { id title subTasks(paging: {last: ${pick(next, ['1', '0', '-5', '100'])}, before: ${graphqlLiteral(next)}}) { edges { node { id } } } } }`)
+      return query(
+        `{ todoItem(id: ${graphqlLiteral(next)}) { id title subTasks(paging: {last: ${pick(next, ['1', '0', '-5', '100'])}, before: ${graphqlLiteral(next)}}) { edges { node { id } } } } }`
+      )
     case 6:
-      return query(`{ todoItemAggregate(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { groupBy { ${pick(next, ['completed', 'created(by: WEEK)', 'created(by: DECADE)', 'age', 'createdBy'])} } count { id } } }`)
+      return query(
+        `{ todoItemAggregate(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { groupBy { ${pick(next, ['completed', 'created(by: WEEK)', 'created(by: DECADE)', 'age', 'createdBy'])} } count { id } } }`
+      )
     case 7: {
       // Every record as a group, under many aliases, at the root or per parent of a page.
-      const groups = pick(next, ['groupBy { id title description }', 'groupBy { id } count { id }', 'groupBy { created(by: DAY) title }'])
-      const field = next() < 0.5 ? `todoItemAggregate { ${groups} }` : `todoItems(paging: {first: 50}) { edges { node { subTasksAggregate { ${groups} } } } }`
+      const groups = pick(next, [
+        'groupBy { id title description }',
+        'groupBy { id } count { id }',
+        'groupBy { created(by: DAY) title }'
+      ])
+      const field =
+        next() < 0.5
+          ? `todoItemAggregate { ${groups} }`
+          : `todoItems(paging: {first: 50}) { edges { node { subTasksAggregate { ${groups} } } } }`
       return query(`{ ${aliases(1 + Math.floor(next() * 12), field)} }`)
     }
     case 8: {
       // Many statements from a small document: counts, aggregates and relations under aliases.
-      const field = pick(next, ['todoItems { totalCount }', 'todoItemAggregate { count { id } }', 'todoItems(paging: {first: 50}) { edges { node { subTasks { totalCount } } } }'])
+      const field = pick(next, [
+        'todoItems { totalCount }',
+        'todoItemAggregate { count { id } }',
+        'todoItems(paging: {first: 50}) { edges { node { subTasks { totalCount } } } }'
+      ])
       return query(`{ ${aliases(1 + Math.floor(next() * 80), field)} }`)
     }
     case 9: {
       // A valid query behind up to 300 KB of comments, which are no tokens.
       const lines = Math.floor(next() * 3000)
-      return query(`${'# padding padding padding padding padding padding padding padding padding padding padding\n'.repeat(lines)}{ todoItems { totalCount } }`)
+      return query(
+        `${'# padding padding padding padding padding padding padding padding padding padding padding\n'.repeat(lines)}{ todoItems { totalCount } }`
+      )
     }
     default: {
-      const body = pick(next, ['{', '{"query": 1}', '{"query": "{"}', '{"query": "mutation { x }"}', '{"query": "{ todoItems { edges { node { id } } } }", "variables": "x"}', 'null', '[]', `{"query": "${'{ a '.repeat(300)}"}`, '{"query": "subscription { a }"}'])
-      return { method: pick(next, ['POST', 'GET', 'PUT']), path: pick(next, ['/graphql', '/graphql?query=%7B', '/graphql?query=' + encodeURIComponent('{ todoItems { totalCount } }') + '&variables=%7B']), body: body, headers: pick(next, [headers, { 'content-type': 'text/plain' }, {}]) }
+      const body = pick(next, [
+        '{',
+        '{"query": 1}',
+        '{"query": "{"}',
+        '{"query": "mutation { x }"}',
+        '{"query": "{ todoItems { edges { node { id } } } }", "variables": "x"}',
+        'null',
+        '[]',
+        `{"query": "${'{ a '.repeat(300)}"}`,
+        '{"query": "subscription { a }"}'
+      ])
+      return {
+        method: pick(next, ['POST', 'GET', 'PUT']),
+        path: pick(next, [
+          '/graphql',
+          '/graphql?query=%7B',
+          '/graphql?query=' + encodeURIComponent('{ todoItems { totalCount } }') + '&variables=%7B'
+        ]),
+        body: body,
+        headers: pick(next, [headers, { 'content-type': 'text/plain' }, {}])
+      }
     }
   }
 }
@@ -273,7 +389,13 @@ function limitProbes(ids: number[]): HostileRequest[] {
     count({ title: { in: ['\ud800', 'a\udfff'] } }),
     { method: 'POST', path: '/todo-items', body: json({ title: 'half \ud83d' }), headers },
     { method: 'PATCH', path: `/todo-items/${ids[0]}`, body: json({ description: '\udc00' }), headers },
-    { method: 'GET', path: `/todo-items?query=${list(1000).map((n) => `w${n}`).join('%20')}`, headers: {} },
+    {
+      method: 'GET',
+      path: `/todo-items?query=${list(1000)
+        .map((n) => `w${n}`)
+        .join('%20')}`,
+      headers: {}
+    },
     { method: 'GET', path: `/todo-items/export?query=${'x%20'.repeat(600)}`, headers: {} },
     { method: 'GET', path: '/todo-items?created=9999-12-31T23%3A59%3A59.999-14%3A00', headers: {} }
   ]

@@ -42,7 +42,7 @@ export interface Instance {
   socket: Socket
   /** The todo-items and sub-tasks events this instance's socket.io client received, in order. */
   events: ServiceEvent[]
-   
+
   client: ReturnType<typeof feathers<Record<string, any>>>
   stop(): void
 }
@@ -68,7 +68,7 @@ export async function startInstance(
   await new Promise<void>((resolve, reject) =>
     socket.once('connect', () => resolve()).once('connect_error', reject)
   )
-   
+
   const client = feathers<Record<string, any>>().configure(socketioClient(socket))
   const events: ServiceEvent[] = []
   for (const path of ['todo-items', 'sub-tasks']) {

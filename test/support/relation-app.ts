@@ -14,8 +14,10 @@ import { pluginApp } from './plugin-app'
 const header = (context: HookContext, name: string) => context.params.headers?.[name] as string | undefined
 
 /** Records whose `field` starts with "secret" are for admins (`x-role: admin`) only. */
-const secretFor = (field: string) => (context: HookContext): Filter | undefined =>
-  header(context, 'x-role') === 'admin' ? undefined : { [field]: { notLike: 'secret%' } }
+const secretFor =
+  (field: string) =>
+  (context: HookContext): Filter | undefined =>
+    header(context, 'x-role') === 'admin' ? undefined : { [field]: { notLike: 'secret%' } }
 
 /**
  * The example's resources with access rules and soft delete on the related side: sub-tasks and tags titled or

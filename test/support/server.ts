@@ -23,7 +23,10 @@ export type AppFactory = (databaseUrl: string) => Promise<{ app: Application; db
 
 export const exampleApp: AppFactory = (databaseUrl) => createApp({ databaseUrl })
 
-export async function startServer(database: DatabaseName, factory: AppFactory = exampleApp): Promise<TestServer> {
+export async function startServer(
+  database: DatabaseName,
+  factory: AppFactory = exampleApp
+): Promise<TestServer> {
   const testDatabase: TestDatabase = await createTestDatabase(database)
   const { app, db } = await factory(testDatabase.url)
   const server: Server = await app.listen(0)

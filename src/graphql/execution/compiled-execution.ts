@@ -148,7 +148,10 @@ interface Compiled {
  * compiled functions are kept per document and operation, and dropped with it.
  */
 export function compiledExecution(schema: GraphQLSchema) {
-  const compiling = new GraphQLSchema({ ...schema.toConfig(), types: [...Object.values(schema.getTypeMap()), COERCED] })
+  const compiling = new GraphQLSchema({
+    ...schema.toConfig(),
+    types: [...Object.values(schema.getTypeMap()), COERCED]
+  })
   const compiled = new WeakMap<DocumentNode, Map<string, Compiled>>()
 
   function compiledFor(document: DocumentNode, operation: OperationDefinitionNode) {
@@ -183,7 +186,9 @@ export function compiledExecution(schema: GraphQLSchema) {
     const variables =
       definitions.length === 0
         ? { coerced: {} }
-        : getVariableValues(schema, definitions, args.variableValues ?? {}, { maxErrors: MAX_VARIABLE_ERRORS })
+        : getVariableValues(schema, definitions, args.variableValues ?? {}, {
+            maxErrors: MAX_VARIABLE_ERRORS
+          })
     if (variables.errors) return { errors: variables.errors }
     const { query, variablesInLiterals: nested } = compiledFor(args.document, operation)
     const coerced = variables.coerced

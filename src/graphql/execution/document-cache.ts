@@ -32,7 +32,11 @@ function estimatedBytes(source: string, document: DocumentNode) {
  */
 export function documentCache(
   parse: (source: string) => DocumentNode,
-  validate: (schema: GraphQLSchema, document: DocumentNode, rules?: readonly ValidationRule[]) => readonly GraphQLError[],
+  validate: (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    rules?: readonly ValidationRule[]
+  ) => readonly GraphQLError[],
   maxBytes: number
 ) {
   const parsed = new Map<string, { document: DocumentNode; bytes: number }>()

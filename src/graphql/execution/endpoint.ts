@@ -14,7 +14,13 @@ import {
   type GraphqlErrorLogger
 } from './error-codes'
 import { buildGraphqlSchema } from '../schema'
-import { checkDocumentNesting, checkDocumentSize, operationLimits, resolveLimits, type GraphqlLimits } from './limits'
+import {
+  checkDocumentNesting,
+  checkDocumentSize,
+  operationLimits,
+  resolveLimits,
+  type GraphqlLimits
+} from './limits'
 import { documentCache } from './document-cache'
 import { graphqlPageSizes } from '../fields/collection-args'
 import { compiledExecution } from './compiled-execution'
@@ -99,7 +105,8 @@ export function graphqlMiddleware(
     await handle(ctx, next)
     const body = (ctx as GraphqlKoaContext)[SERIALIZED]
     if (body !== undefined) ctx.body = body
-    if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === '')) describeRefusal(ctx)
+    if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === ''))
+      describeRefusal(ctx)
     else if (ctx.status >= 400) codeRefusal(ctx)
   }
   return Object.assign(middleware, { schema, path, websocket })

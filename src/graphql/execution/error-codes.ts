@@ -86,7 +86,8 @@ export function formatGraphqlError(log: GraphqlErrorLogger) {
     }
     // graphql-js refusing an argument only at execution: a null variable in a non-null place inside a list or
     // object literal (`sorting: [$sort]`), which validation lets through when the variable has a default.
-    if (original instanceof GraphQLError) return withExtensions(error, error.message, { code: 'BAD_USER_INPUT' })
+    if (original instanceof GraphQLError)
+      return withExtensions(error, error.message, { code: 'BAD_USER_INPUT' })
     // A null for a non-null field: a server defect, logged and hidden like graphql-js' own (which carries a
     // plain Error as its original; graphql-jit's carries none).
     log(error)
@@ -105,7 +106,9 @@ export const parseWithCode: typeof parse = (source, options) => {
 
 export const validateWithCode: typeof validate = (...args) =>
   validate(...args).map((error) =>
-    error.extensions.code ? error : withExtensions(error, error.message, { code: 'GRAPHQL_VALIDATION_FAILED' })
+    error.extensions.code
+      ? error
+      : withExtensions(error, error.message, { code: 'GRAPHQL_VALIDATION_FAILED' })
   )
 
 /**

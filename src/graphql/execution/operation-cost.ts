@@ -60,7 +60,10 @@ function loadKey(node: FieldNode) {
 function groupPageSize(field: FieldNode, maxGroups: number) {
   const paging = field.arguments?.find((argument) => argument.name.value === 'paging')
   if (!paging) return undefined
-  const limit = paging.value.kind === Kind.OBJECT ? paging.value.fields.find((entry) => entry.name.value === 'limit') : undefined
+  const limit =
+    paging.value.kind === Kind.OBJECT
+      ? paging.value.fields.find((entry) => entry.name.value === 'limit')
+      : undefined
   return limit?.value.kind === Kind.INT ? Math.min(Number(limit.value.value), maxGroups) : maxGroups
 }
 
@@ -70,7 +73,8 @@ function groupPageSize(field: FieldNode, maxGroups: number) {
  */
 function relationFilters(value: ValueNode, type: GraphQLInputType): number {
   const named = getNamedType(type)
-  if (value.kind === Kind.LIST) return value.values.reduce((sum, item) => sum + relationFilters(item, type), 0)
+  if (value.kind === Kind.LIST)
+    return value.values.reduce((sum, item) => sum + relationFilters(item, type), 0)
   if (value.kind !== Kind.OBJECT || !isInputObjectType(named)) return 0
   let count = 0
   const fields = named.getFields()

@@ -10,7 +10,14 @@ import {
 // exactly as graphql-js reads them when it resolves the response.
 import { collectSubfields } from 'graphql/execution/collectFields'
 import { badInput, type FieldError } from '../../common/errors'
-import { AGGREGATE_FUNCTIONS, type AggregateFunction, type AggregateRequest, type DateBucket, type GroupByField, type GroupFill } from '../../model/aggregate'
+import {
+  AGGREGATE_FUNCTIONS,
+  type AggregateFunction,
+  type AggregateRequest,
+  type DateBucket,
+  type GroupByField,
+  type GroupFill
+} from '../../model/aggregate'
 
 type Member = 'groupBy' | AggregateFunction
 

@@ -11,7 +11,12 @@ import {
 import { ConfigurationError } from '../../common/errors'
 import { upperFirst } from '../../resource/naming'
 import type { ResolvedManyRelation, ResolvedResource } from '../../resource/resolved'
-import type { AggregatePage, AggregateRequest, AggregateResponse, AggregateSortField } from '../../model/aggregate'
+import type {
+  AggregatePage,
+  AggregateRequest,
+  AggregateResponse,
+  AggregateSortField
+} from '../../model/aggregate'
 import type { ResourceRecord } from '../../model/records'
 import { aggregateRequestOf, selectsMember } from './aggregate-request'
 import { aggregatePagingType, aggregateSortType, havingInputType } from '../type/aggregate-inputs'
@@ -159,7 +164,10 @@ function rootGroupsField(
       description: `A page of ${resource.name} aggregate groups, with the number of groups.`,
       async resolve(_source, args, context, info) {
         const asked = copyWith(aggregateRequestOf(info), argsRequest(args))
-        const request = copyWith(asked, { paging: asked.paging ?? {}, totalCount: selectsMember(info, 'totalCount') })
+        const request = copyWith(asked, {
+          paging: asked.paging ?? {},
+          totalCount: selectsMember(info, 'totalCount')
+        })
         const filter = toFilter(resource, args.filter)
         const page = await context.service(resource).aggregate(request, context.params({ filter }))
         return {

@@ -7,7 +7,12 @@ import {
   type GraphQLResolveInfo
 } from 'graphql'
 import { badInput, type FieldError } from '../../common/errors'
-import { pageSizes, type PageSizes, type ResolvedPaging, type ResolvedResource } from '../../resource/resolved'
+import {
+  pageSizes,
+  type PageSizes,
+  type ResolvedPaging,
+  type ResolvedResource
+} from '../../resource/resolved'
 import type { Filter, Keyset, SortField } from '../../model/query'
 import { pageWindow, type CursorPaging, type PageWindow } from '../type/cursor'
 import { keysetScope, keysetWindow } from '../type/keyset-cursor'
@@ -18,7 +23,6 @@ import { selectedRecordFields, selectsField } from './selection'
 import { sortInputType, toSorting } from '../type/sort-input'
 import type { GraphqlTypes } from '../type/registry'
 import { GRAPHQL_DEFAULT_RESULT_SIZE } from '../../resource/defaults'
-
 
 export function cursorPagingType(types: GraphqlTypes) {
   return types.named('CursorPaging', () => {

@@ -26,7 +26,8 @@ export function collectionType(types: GraphqlTypes, shape: CollectionShape): Gra
   const { paging, name, target, node, countedApart } = shape
   if (paging.strategy === 'none') return new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(node())))
   // nestjs-query's names: `<Resource>OffsetConnection` at the root, `<Parent><Relation>Connection` for both.
-  const page = () => (paging.strategy === 'offset' ? offsetPage(types, node) : cursorPage(types, target, node))
+  const page = () =>
+    paging.strategy === 'offset' ? offsetPage(types, node) : cursorPage(types, target, node)
   return new GraphQLNonNull(pagedType(types, name, target, page, countedApart === true))
 }
 
@@ -35,11 +36,7 @@ export function collectionType(types: GraphqlTypes, shape: CollectionShape): Gra
  * than `maxResultsSize` records is an error, not a list cut short without a word: the client narrows its
  * filter (the page was read with `limit: maxResultsSize`, and one row more tells).
  */
-export function collectionResult(
-  target: ResolvedResource,
-  page: Page<ResourceRecord>,
-  request: PageRequest
-) {
+export function collectionResult(target: ResolvedResource, page: Page<ResourceRecord>, request: PageRequest) {
   switch (request.strategy) {
     case 'none':
       if (page.hasNextPage) {

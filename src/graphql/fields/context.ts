@@ -29,7 +29,11 @@ export type SubscriptionKind = 'created' | 'updatedOne' | 'updatedMany' | 'delet
 
 /** Where a subscription's events come from: the resource's events, as this connection may see them. */
 export interface SubscriptionSource {
-  listen(resource: ResolvedResource, kind: SubscriptionKind, filter: Filter | undefined): AsyncIterableIterator<unknown>
+  listen(
+    resource: ResolvedResource,
+    kind: SubscriptionKind,
+    filter: Filter | undefined
+  ): AsyncIterableIterator<unknown>
 }
 
 /**
@@ -37,8 +41,15 @@ export interface SubscriptionSource {
  * `ctx.feathers`, the headers) with provider `graphql`, so guards, authorize and application hooks apply
  * alike. At most `concurrentCalls` of them run at once.
  */
-export function createGraphqlContext(app: Application, ctx: KoaContext, concurrentCalls: number): GraphqlContext {
-  const base: ResourceParams = copyWith(ctx.feathers as object, { headers: ctx.request.headers, provider: 'graphql' })
+export function createGraphqlContext(
+  app: Application,
+  ctx: KoaContext,
+  concurrentCalls: number
+): GraphqlContext {
+  const base: ResourceParams = copyWith(ctx.feathers as object, {
+    headers: ctx.request.headers,
+    provider: 'graphql'
+  })
   return new RequestContext(app, base, concurrentCalls)
 }
 

@@ -21,9 +21,11 @@ export function linkable(join: ResolvedJoin) {
 async function readableIds(context: GraphqlContext, target: ResolvedResource, ids: unknown[]) {
   if (ids.length === 0) return new Set<string>()
   const id = target.idField
-  const records = (await context.service(target).find(
-    context.params({ filter: { [id.name]: { in: ids as Scalar[] } }, select: [id.name] })
-  )) as ResourceRecord[]
+  const records = (await context
+    .service(target)
+    .find(
+      context.params({ filter: { [id.name]: { in: ids as Scalar[] } }, select: [id.name] })
+    )) as ResourceRecord[]
   return new Set(records.map((record) => String(record[id.name])))
 }
 
@@ -59,9 +61,12 @@ export function linkMutationFields(
     const max = maxMultiOf(join)
     const filter: Filter = { [parentKey.name]: { eq: asForeignKey(parentKey, parentId) } }
     if (keys) filter[otherKey.name] = { in: keys as Scalar[] }
-    const page = (await context.service(join).find(
-      context.params({ filter, select: [joinId, otherKey.name], paging: { limit: max } })
-    )) as { data: ResourceRecord[]; hasNextPage: boolean }
+    const page = (await context
+      .service(join)
+      .find(context.params({ filter, select: [joinId, otherKey.name], paging: { limit: max } }))) as {
+      data: ResourceRecord[]
+      hasNextPage: boolean
+    }
     if (page.hasNextPage) {
       throw badField('input.id', `has more than ${max} ${relation.name}; change them with add and remove`)
     }
@@ -75,7 +80,9 @@ export function linkMutationFields(
 
   const add = async (context: GraphqlContext, parentId: unknown, ids: string[]) => {
     const keys = await targets(context, ids)
-    const linked = new Set((await links(context, parentId, keys)).map((record) => String(record[otherKey.name])))
+    const linked = new Set(
+      (await links(context, parentId, keys)).map((record) => String(record[otherKey.name]))
+    )
     for (const [index, key] of keys.entries()) {
       if (linked.has(String(key))) continue
       linked.add(String(key))
@@ -92,7 +99,9 @@ export function linkMutationFields(
   }
   const set = async (context: GraphqlContext, parentId: unknown, ids: string[]) => {
     const kept = new Set((await targets(context, ids)).map(String))
-    const others = (await links(context, parentId)).filter((record) => !kept.has(String(record[otherKey.name])))
+    const others = (await links(context, parentId)).filter(
+      (record) => !kept.has(String(record[otherKey.name]))
+    )
     // Links to records the caller cannot read stay: the caller neither sees nor names them.
     const readable = await readableIds(
       context,

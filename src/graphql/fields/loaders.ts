@@ -133,7 +133,12 @@ export class RelationLoaders {
       const { limit, offset } = request.window
       const pages = new Map(
         result.partitions.map(({ key, start, end, hasNextPage, hasPreviousPage, total }) => {
-          const page: Page<ResourceRecord> = { data: result.data.slice(start, end), limit, skip: offset, hasNextPage }
+          const page: Page<ResourceRecord> = {
+            data: result.data.slice(start, end),
+            limit,
+            skip: offset,
+            hasNextPage
+          }
           if (total !== undefined) page.total = total
           if (hasPreviousPage !== undefined) page.hasPreviousPage = hasPreviousPage
           if (result.keysetFields) page.keysetFields = result.keysetFields
@@ -158,15 +163,20 @@ export class RelationLoaders {
         const keys = parentIds.map((id) => asForeignKey(parentKey, id))
         const parents = parentsOf(relation, keys)
         const ofParents = andFilters(filter, parents.filter)
-        const result = (await this.caller.service(target).aggregate(
-          copyWith(request, { partitionBy: parents.query.partitionBy }),
-          this.caller.params({ filter: ofParents, through: parents.query.through })
-        )) as PartitionedAggregates
+        const result = (await this.caller
+          .service(target)
+          .aggregate(
+            copyWith(request, { partitionBy: parents.query.partitionBy }),
+            this.caller.params({ filter: ofParents, through: parents.query.through })
+          )) as PartitionedAggregates
         const byParent = new Map(result.partitions.map(({ key: id, responses }) => [String(id), responses]))
         return keys.map((parent) => byParent.get(String(parent)) ?? result.empty)
       },
       // A page of groups per parent: as many parents as their pages (and the row telling of a next) fit.
-      aggregateBatchSize(target, request.paging ? (request.paging.limit ?? target.maxAggregateGroups) : undefined)
+      aggregateBatchSize(
+        target,
+        request.paging ? (request.paging.limit ?? target.maxAggregateGroups) : undefined
+      )
     )
   }
 
@@ -177,12 +187,17 @@ export class RelationLoaders {
   one(relation: ResolvedOneRelation, select: string[] | undefined) {
     const { target } = relation
     const id = target.idField.name
-    return this.loader<ResourceRecord | null>(`one:${target.name}:${select?.join(',') ?? '*'}`, async (ids) => {
-      const records = (await this.caller
-        .service(target)
-        .find(copyWith(this.caller.params({ filter: { [id]: { in: ids.map(String) } }, select }), { lookup: true }))) as ResourceRecord[]
-      const byId = new Map(records.map((record) => [String(record[id]), record]))
-      return ids.map((value) => byId.get(String(value)) ?? null)
-    })
+    return this.loader<ResourceRecord | null>(
+      `one:${target.name}:${select?.join(',') ?? '*'}`,
+      async (ids) => {
+        const records = (await this.caller.service(target).find(
+          copyWith(this.caller.params({ filter: { [id]: { in: ids.map(String) } }, select }), {
+            lookup: true
+          })
+        )) as ResourceRecord[]
+        const byId = new Map(records.map((record) => [String(record[id]), record]))
+        return ids.map((value) => byId.get(String(value)) ?? null)
+      }
+    )
   }
 }

@@ -10,7 +10,11 @@ import type { GraphqlTypes } from '../type/registry'
 import { createInputType, updateInputType } from '../type/mutation-inputs'
 import { inputObject, namedFilter, nonNull, requiredFilter } from '../type/inputs'
 import { namingInput } from './input-errors'
-import { deleteManyResponseType, deleteResponseType, updateManyResponseType } from '../type/mutation-responses'
+import {
+  deleteManyResponseType,
+  deleteResponseType,
+  updateManyResponseType
+} from '../type/mutation-responses'
 import { copyWith } from '../../common/copy-with'
 import type { GraphqlSchemaPart } from './schema-part'
 

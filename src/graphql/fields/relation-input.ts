@@ -22,7 +22,8 @@ export async function readable(context: GraphqlContext, resource: ResolvedResour
 export function relationIdsOf(input: RelationInput, changed: ResolvedResource) {
   const ids = input.relationIds ?? []
   const max = maxMultiOf(changed)
-  if (ids.length > max) throw badField('input.relationIds', `names at most ${max} records (${ids.length} given)`)
+  if (ids.length > max)
+    throw badField('input.relationIds', `names at most ${max} records (${ids.length} given)`)
   return ids
 }
 

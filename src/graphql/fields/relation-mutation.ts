@@ -2,7 +2,12 @@ import { GraphQLID, type GraphQLFieldConfigMap } from 'graphql'
 import { badField } from '../../common/errors'
 import type { Filter } from '../../model/query'
 import { upperFirst } from '../../resource/naming'
-import type { ResolvedField, ResolvedHasManyRelation, ResolvedOneRelation, ResolvedResource } from '../../resource/resolved'
+import type {
+  ResolvedField,
+  ResolvedHasManyRelation,
+  ResolvedOneRelation,
+  ResolvedResource
+} from '../../resource/resolved'
 import type { ResourceRecord } from '../../model/records'
 import { maxMultiOf } from '../../service/multi'
 import type { GraphqlContext } from './context'

@@ -28,7 +28,12 @@ const lastRequests = new WeakMap<FieldNodes, { args: string; request: PageReques
  * finds the last request it made when its arguments' JSON is the same. One slot per field, so nothing
  * accumulates across requests.
  */
-function sameRequest(context: GraphqlContext, info: GraphQLResolveInfo, args: unknown, build: () => PageRequest) {
+function sameRequest(
+  context: GraphqlContext,
+  info: GraphQLResolveInfo,
+  args: unknown,
+  build: () => PageRequest
+) {
   // Kept by the execution's loaders, which a subscription makes anew for each event.
   const requests = context.loaders.fieldRequests
   let request = requests.get(info.fieldNodes)

@@ -1,13 +1,21 @@
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceQuery } from '../../model/query'
-import type { AggregatePage, AggregateRequest, AggregateResponse, PartitionedAggregates } from '../../model/aggregate'
+import type {
+  AggregatePage,
+  AggregateRequest,
+  AggregateResponse,
+  PartitionedAggregates
+} from '../../model/aggregate'
 import type { ResourceService } from '../../service/resource-service'
 import type { ResourceParams, ResourceRecord } from '../../model/records'
 import type { ConcurrencyLimit } from './concurrency'
 
 /** The service methods GraphQL reads and writes through. */
-export type GraphqlService = Pick<ResourceService, 'find' | 'get' | 'aggregate' | 'create' | 'patch' | 'remove'>
+export type GraphqlService = Pick<
+  ResourceService,
+  'find' | 'get' | 'aggregate' | 'create' | 'patch' | 'remove'
+>
 
 /** Calls resource services on behalf of one GraphQL request. */
 export interface ServiceCaller {
@@ -38,12 +46,18 @@ export class LimitedService implements GraphqlService {
     return this.limited.run(() => this.service.get(id, params))
   }
 
-  aggregate(request: AggregateRequest & { partitionBy: string }, params?: ResourceParams): Promise<PartitionedAggregates>
+  aggregate(
+    request: AggregateRequest & { partitionBy: string },
+    params?: ResourceParams
+  ): Promise<PartitionedAggregates>
   aggregate(
     request: AggregateRequest & { partitionBy?: undefined; paging: object },
     params?: ResourceParams
   ): Promise<AggregatePage>
-  aggregate(request: AggregateRequest & { partitionBy?: undefined }, params?: ResourceParams): Promise<AggregateResponse[]>
+  aggregate(
+    request: AggregateRequest & { partitionBy?: undefined },
+    params?: ResourceParams
+  ): Promise<AggregateResponse[]>
   aggregate(
     request: AggregateRequest,
     params?: ResourceParams
@@ -54,13 +68,20 @@ export class LimitedService implements GraphqlService {
 
   create(data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
   create(data: ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord[]>
-  create(data: ResourceRecord | ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
+  create(
+    data: ResourceRecord | ResourceRecord[],
+    params?: ResourceParams
+  ): Promise<ResourceRecord | ResourceRecord[]> {
     return Array.isArray(data) ? this.service.create(data, params) : this.service.create(data, params)
   }
 
   patch(id: Id, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
   patch(id: null, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord[]>
-  patch(id: NullableId, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
+  patch(
+    id: NullableId,
+    data: ResourceRecord,
+    params?: ResourceParams
+  ): Promise<ResourceRecord | ResourceRecord[]> {
     return id === null ? this.service.patch(id, data, params) : this.service.patch(id, data, params)
   }
 

@@ -11,7 +11,11 @@ import type { GraphqlTypes } from '../type/registry'
 import type { GraphqlSchemaPart } from './schema-part'
 import { inputObject, namedFilter } from '../type/inputs'
 import { allowsMulti } from '../../service/multi'
-import { deleteManyResponseType, deleteResponseType, updateManyResponseType } from '../type/mutation-responses'
+import {
+  deleteManyResponseType,
+  deleteResponseType,
+  updateManyResponseType
+} from '../type/mutation-responses'
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphqlContext>
 

@@ -1,6 +1,12 @@
 import { NotAuthenticated } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
-import { GraphQLError, specifiedRules, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql'
+import {
+  GraphQLError,
+  specifiedRules,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule
+} from 'graphql'
 import type { Context, ServerOptions } from 'graphql-ws'
 import { useServer, type Extra } from 'graphql-ws/use/ws'
 import type { IncomingMessage, Server } from 'node:http'
@@ -121,7 +127,8 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
   // As graphql-http does over HTTP: GraphQL's own rules, then the plugin's. The documents' cache keeps one
   // judgement per document, so both transports must judge with the same rules.
   const rules = [...specifiedRules, ...options.rules]
-  const format = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error).toJSON())
+  const format = (errors: readonly GraphQLError[]) =>
+    errors.map((error) => options.formatError(error).toJSON())
   const server: ServerOptions<ConnectionPayload, Extra & Partial<ConnectionExtra>> = {
     schema: options.schema,
     async onConnect(context) {
@@ -164,7 +171,10 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
  */
 function runWithApplication(
   app: Application,
-  start: () => { server: { dispose(): unknown }; upgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void }
+  start: () => {
+    server: { dispose(): unknown }
+    upgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void
+  }
 ) {
   let running: (ReturnType<typeof start> & { httpServer?: Server }) | undefined
   const { setup, teardown } = app

@@ -70,7 +70,8 @@ export function comparisonType(types: GraphqlTypes, field: ResolvedField): Graph
     if (shape.patterns) {
       fields.like = {
         type: scalar,
-        description: 'Case-sensitive SQL LIKE pattern (% and _ wildcards; \\ makes the next character literal).'
+        description:
+          'Case-sensitive SQL LIKE pattern (% and _ wildcards; \\ makes the next character literal).'
       }
       fields.notLike = { type: scalar }
       fields.iLike = { type: scalar, description: 'Case-insensitive SQL LIKE pattern.' }

@@ -32,7 +32,6 @@ export interface CursorPaging {
   before?: string | null
 }
 
-
 /** The offset page a cursor request asks for. */
 export interface PageWindow {
   limit: number

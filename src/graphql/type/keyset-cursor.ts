@@ -50,9 +50,18 @@ export function keysetScope(connection: string, sorting: SortField[], filter: Fi
 const checkOf = (scope: string, fields: CursorField[]) => digest(`${scope}|${canonical(fields)}`)
 
 /** The cursor of `record` in a keyset page whose order is placed by `fields`. */
-export function encodeKeysetCursor(scope: string, fields: readonly string[], record: Record<string, unknown>) {
+export function encodeKeysetCursor(
+  scope: string,
+  fields: readonly string[],
+  record: Record<string, unknown>
+) {
   const values = fields.map((field) => ({ field, value: record[field] ?? null }))
-  const payload: KeysetCursorPayload = { type: 'keyset', fields: values, scope, check: checkOf(scope, values) }
+  const payload: KeysetCursorPayload = {
+    type: 'keyset',
+    fields: values,
+    scope,
+    check: checkOf(scope, values)
+  }
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64')
 }
 
@@ -77,7 +86,8 @@ function decodeKeysetCursor(cursor: string, scope: string, field: string, errors
     Array.isArray(fields) &&
     fields.every((entry) => entry && typeof entry === 'object' && typeof entry.field === 'string')
   if (!wellFormed) return invalid()
-  if (payload.check !== checkOf(payload.scope, fields)) return invalid('is not a valid cursor (it was changed)')
+  if (payload.check !== checkOf(payload.scope, fields))
+    return invalid('is not a valid cursor (it was changed)')
   if (payload.scope !== scope) {
     return invalid('was made for another sorting or filter: ask for the first page again with these')
   }

@@ -10,7 +10,10 @@ import type { ResourceRecord } from '../../model/records'
 export interface ObjectFieldsPart<TContext = unknown> {
   /** How start-up errors name the part, e.g. when it adds a field another part has added already. */
   name?: string
-  objectFields?(resource: ResolvedResource, types: GraphqlTypes): GraphQLFieldConfigMap<ResourceRecord, TContext>
+  objectFields?(
+    resource: ResolvedResource,
+    types: GraphqlTypes
+  ): GraphQLFieldConfigMap<ResourceRecord, TContext>
   /**
    * The `objectFields` resolvers read nothing of the record but its id. Otherwise a GraphQL call that selects
    * one of them reads whole records, as a resolver may use any field.

@@ -8,7 +8,9 @@ import { DATE_RANGE, isStorableDate, parseIsoDate } from '../../resource/iso-dat
 function parseDateTime(value: unknown): string {
   const time = typeof value === 'string' ? parseIsoDate(value) : NaN
   if (Number.isNaN(time)) {
-    throw new GraphQLError(`DateTime must be an ISO 8601 date-time with an offset, e.g. 2026-09-20T12:30:00.000Z`)
+    throw new GraphQLError(
+      `DateTime must be an ISO 8601 date-time with an offset, e.g. 2026-09-20T12:30:00.000Z`
+    )
   }
   if (!isStorableDate(time)) throw new GraphQLError(`DateTime must be ${DATE_RANGE}`)
   // Passed on as given: the SQL compiler converts filter values to dates for the driver.
