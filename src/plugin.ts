@@ -63,7 +63,7 @@ export function feathersQuery(options: FeathersQueryOptions) {
     const resources = resolveResources(options.resources)
     const limits = resolveQueryLimits(options.limits)
     waitForLocksAsynchronously(options.Model, options.sqlite)
-    const writeTransaction = transactional(options.Model)
+    const transactionHook = transactional(options.Model)
     // Hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write; what
     // clients get of the resources, and their events, is stripped outside the application's hooks.
     app.hooks({ around: { all: [shareTransaction(options.Model), externalRecords(resources)] } })
@@ -94,10 +94,10 @@ export function feathersQuery(options: FeathersQueryOptions) {
       feathersRest ||= getServiceOptions(app.service(resource.basePath)).koa?.composed !== undefined
       app.service(resource.basePath).hooks({
         around: {
-          create: [writeTransaction, keepWrittenRecords],
-          update: [writeTransaction, keepWrittenRecords],
-          patch: [writeTransaction, keepWrittenRecords],
-          remove: [writeTransaction, keepWrittenRecords]
+          create: [transactionHook, keepWrittenRecords],
+          update: [transactionHook, keepWrittenRecords],
+          patch: [transactionHook, keepWrittenRecords],
+          remove: [transactionHook, keepWrittenRecords]
         },
         before: resourceHooks(resource)
       })

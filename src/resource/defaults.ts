@@ -1,6 +1,6 @@
 /**
- * Every default of the plugin's options, in one table: where an option is left out, this is what holds.
- * docs/reference.md documents each option.
+ * The defaults of the plugin's and the resources' options, in one table: where an option is left out, this
+ * is what holds. (The `searchFields` hook keeps its own, beside its options.)
  */
 export const DEFAULTS = Object.freeze({
   /** A page's size when the client asks for none, per surface (`query.defaultResultSize` overrides both). */

@@ -10,7 +10,7 @@ import type {
 import type { FieldKind } from './field-kind'
 import type { Filter, SortField } from '../model/query'
 
-/** A resource as the plugin works with it: its definition checked, with every default filled in and relations linked. */
+/** A field of a resolved resource: its annotation and schema read once. */
 export interface ResolvedField {
   name: string
   /** Database column; the property name, as the Feathers knex adapter does. */

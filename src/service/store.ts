@@ -40,7 +40,7 @@ export interface ResourceStoreOptions {
 
 /**
  * One resource's table, without hooks: reads and writes for calls already scoped (`params.scope`), each
- * statement built by the query compiler and run compiled once per shape.
+ * statement built by the query compiler; reads run compiled once per shape.
  */
 export class ResourceStore {
   readonly Model: Knex
