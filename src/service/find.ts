@@ -149,7 +149,7 @@ async function findPartitioned(
   const shape = [
     'partitioned',
     fields.key,
-    link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : '',
+    linkShape(link),
     keyName(partitionField),
     orderKey(readTerms),
     query.totalCount ? 'total' : '',
@@ -185,11 +185,16 @@ async function partitionTotals(
   partitionField: ResolvedField,
   link?: Link
 ) {
-  const through = link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : ''
+  const through = linkShape(link)
   const shape = `partition-totals|${through}|${keyName(partitionField)}|${visible.key}`
   const rows = await store.run(params, shape, visible.values, (bound) =>
     store.statements.partitionTotals(store.table(params), visible, partitionField, bound, link)
   )
   const keyOf = (row: ResourceRecord) => String(decodeValue(partitionField.kind, row[partitionField.column]))
   return new Map(rows.map((row) => [keyOf(row), Number(row[PARTITION_TOTAL])]))
+}
+
+/** The part of a statement's shape key that a many-to-many read's links make: which links, by which key. */
+function linkShape(link: Link | undefined) {
+  return link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : ''
 }
