@@ -22,7 +22,7 @@ async function main() {
     throw new Error(`Cannot use the database at ${redact(settings.databaseUrl)}: ${reason}`)
   }
   const { app } = started
-  const server = await app.listen(settings.port)
+  const server = await app.listen(settings.port, settings.host)
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : settings.port
   const base = `http://${settings.host}:${port}`

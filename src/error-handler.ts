@@ -3,7 +3,8 @@ import type { Context, Next } from './common/koa'
 import { undecodableBody } from './rest/request-body'
 import { feathersErrorExtensions, graphqlCodeOf, graphqlErrorBody } from './graphql/execution/error-codes'
 import { PayloadTooLarge, UnsupportedMediaType } from './common/errors'
-import type { FeathersQueryState } from './declarations'
+import { feathersQueryState } from './state'
+import { logFailure, loggerOf } from './common/logger'
 
 /** Errors Koa middleware throws with an HTTP status (e.g. koa-body's "invalid JSON"), as Feathers errors. */
 function fromHttpError(error: { status?: number; statusCode?: number; message?: string; expose?: boolean }) {
@@ -23,9 +24,7 @@ function fromHttpError(error: { status?: number; statusCode?: number; message?: 
 
 /** Failures before the GraphQL endpoint got the request (e.g. unparsable JSON) are still GraphQL errors there. */
 function isGraphqlRequest(ctx: Context) {
-  const state = (ctx.app as unknown as { get?(name: string): FeathersQueryState | undefined }).get?.(
-    'feathersQuery'
-  )
+  const state = feathersQueryState(ctx.app)
   return state?.graphqlPath !== undefined && ctx.path === state.graphqlPath
 }
 
@@ -44,9 +43,9 @@ export type ErrorLogger = (error: unknown, ctx: Context) => void
 /**
  * Every failure as Feathers error JSON (`{name, message, code, className, data?, errors?}`): Feathers errors as
  * they are, HTTP errors from Koa middleware mapped to their status, anything else a 500 whose details stay
- * in the log, not in the response.
+ * in the log, not in the response: `log` when given, else the plugin's `logger` (console until one is set).
  */
-export function errorHandler(log: ErrorLogger = (error) => console.error(error)) {
+export function errorHandler(log?: ErrorLogger) {
   return async (ctx: Context, next: Next) => {
     try {
       await next()
@@ -56,7 +55,11 @@ export function errorHandler(log: ErrorLogger = (error) => console.error(error))
     } catch (raw) {
       let error = raw instanceof FeathersError ? raw : fromHttpError(raw as object)
       error ??= undecodableBody(raw, ctx) ?? new GeneralError('Internal server error')
-      if (error.code >= 500) log((raw as { cause?: unknown })?.cause ?? raw, ctx)
+      const cause = (raw as { cause?: unknown })?.cause ?? raw
+      if (error.code >= 500) {
+        if (log) log(cause, ctx)
+        else logFailure(loggerOf(ctx.app), cause)
+      }
       ctx.status = error.code
       ctx.body = isGraphqlRequest(ctx) ? graphqlBody(error) : error.toJSON()
     }

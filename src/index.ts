@@ -2,7 +2,34 @@
 import './declarations'
 
 export { IDField, FilterableField, Field } from './resource/annotations'
-export type { FilterableFieldOptions, FieldOptions } from './resource/annotations'
+export type {
+  WriteOptions,
+  IDFieldOptions,
+  FilterableFieldOptions,
+  FieldOptions,
+  FieldFacts,
+  FactsOf,
+  Annotated,
+  Nullable
+} from './resource/annotations'
+export type {
+  RecordOf,
+  DataOf,
+  PatchOf,
+  QueryOf,
+  RecordQueryOf,
+  FilterQueryOf,
+  FieldOperators,
+  PatternOperators,
+  AggregateRequestOf,
+  HavingOf,
+  ReadableFieldOf,
+  WritableFieldOf,
+  FilterableFieldOf,
+  FeathersParams,
+  ParamsOf,
+  FindResult
+} from './resource/typed-records'
 export { defineResource, PagingStrategies } from './resource/definition'
 export type {
   ResourceDefinition,
@@ -83,3 +110,7 @@ export type {
   PartitionedAggregates
 } from './model/aggregate'
 export type { FeathersQueryState } from './declarations'
+export { feathersQueryState } from './state'
+export { feathersQueryConfiguration, paginateConfiguration } from './registration/configuration'
+export type { FeathersQueryConfiguration, PageSizeSetting } from './registration/configuration'
+export type { Logger } from './common/logger'

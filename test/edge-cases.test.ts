@@ -300,8 +300,9 @@ forEachDatabase('Edge cases: numbers, ids and dates that only look valid', (env)
 
   it('takes an array body as a multi create only, refused before any hook where multi is off', async () => {
     const before = await env.server.db('todo_items').count({ count: '*' })
-    for (const body of [[], [{ title: 'a' }]]) {
-      const response = await env.server.http('POST', '/todo-items', body)
+    // TodoItemTag allows only a multi remove.
+    for (const body of [[], [{ todoItemId: String(id), tagId: '1' }]]) {
+      const response = await env.server.http('POST', '/todo-item-tags', body)
       assert.equal(response.status, 405, response.text)
     }
     for (const method of ['PUT', 'PATCH']) {

@@ -330,8 +330,11 @@ describe('GraphQL: aggregate field names', () => {
       schema: Type.Object({ id: IDField(Type.Integer()), shelfId: FilterableField(Type.Integer()) })
     })
     try {
-      assert.throws(
-        () => koa(feathers()).configure(feathersQuery({ Model: db, resources: [shelf, volume] })),
+      await assert.rejects(
+        () =>
+          koa(feathers())
+            .configure(feathersQuery({ Model: db, resources: [shelf, volume] }))
+            .setup(),
         (error: Error) => error instanceof ConfigurationError && /Shelf\.booksAggregate/.test(error.message)
       )
     } finally {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { GraphQLNonNull, GraphQLScalarType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql'
-import { buildGraphqlSchema, ConfigurationError, type GraphqlSchemaPart } from '../src'
+import { buildGraphqlSchema, ConfigurationError, feathersQueryState, type GraphqlSchemaPart } from '../src'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { clearTables, seedTodoItems, seedSubTasks } from './support/seed'
@@ -144,7 +144,8 @@ const examplePart: GraphqlSchemaPart = {
 
 const logged: unknown[] = []
 const appWithPart = exampleResourcesApp({
-  graphql: { parts: [examplePart], logError: (error) => logged.push(error) }
+  graphql: { parts: [examplePart] },
+  plugin: { logger: { error: (message: string) => logged.push(message) } }
 })
 
 forEachDatabase(
@@ -208,7 +209,7 @@ forEachDatabase(
     })
 
     it('are refused at start-up where they take a name the object type has, naming both', () => {
-      const { resources } = env.server.app.get('feathersQuery')
+      const { resources } = feathersQueryState(env.server.app)!
       const adding = (name: string): GraphqlSchemaPart => ({
         name: 'shouting',
         objectFields: (resource) => (resource.name === 'TodoItem' ? { [name]: { type: GraphQLString } } : {})

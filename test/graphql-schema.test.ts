@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql'
 import { forEachDatabase } from './support/server'
 import { compactSdl } from './support/graphql'
+import { feathersQueryState } from '../src'
 
 /**
  * The example application's SDL is held in a snapshot. After an intended schema change, update it with
@@ -14,7 +15,7 @@ const SNAPSHOT = resolve(__dirname, '__snapshots__/schema.graphql')
 
 forEachDatabase('GraphQL schema', (env) => {
   it('matches the snapshot, both as built and as introspected over HTTP', async () => {
-    const schema = env.server.app.get('feathersQuery').graphqlSchema
+    const schema = feathersQueryState(env.server.app)!.graphqlSchema!
     const printed = printSchema(schema) + '\n'
     if (process.env.UPDATE_SNAPSHOT) writeFileSync(SNAPSHOT, printed)
     assert.ok(existsSync(SNAPSHOT), `missing ${SNAPSHOT}`)
@@ -26,7 +27,7 @@ forEachDatabase('GraphQL schema', (env) => {
   })
 
   it('has the names, arguments and defaults of the specification', () => {
-    const sdl = printSchema(env.server.app.get('feathersQuery').graphqlSchema).replace(/\s*"""[^]*?"""/g, '')
+    const sdl = printSchema(feathersQueryState(env.server.app)!.graphqlSchema!).replace(/\s*"""[^]*?"""/g, '')
     const compact = compactSdl(env.server)
     for (const expected of [
       'todoItem( id: ID! ): TodoItem',

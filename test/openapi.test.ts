@@ -93,6 +93,8 @@ forEachDatabase('OpenAPI: the example application', (env) => {
       [
         ['GET', '/todo-items', 'todoItems.queryMany', ['200', '400']],
         ['POST', '/todo-items', 'todoItems.createOne', ['201', '400', '415']],
+        ['PATCH', '/todo-items', 'todoItems.patchMany', ['200', '400', '415']],
+        ['DELETE', '/todo-items', 'todoItems.deleteMany', ['200', '400']],
         ['GET', '/todo-items/export', 'todoItems.exportMany', ['200', '400']],
         ['GET', '/todo-items/aggregate', 'todoItems.aggregate', ['200', '400']],
         ['GET', '/todo-items/{id}', 'todoItems.findById', ['200', '400', '404']],
@@ -160,7 +162,14 @@ forEachDatabase('OpenAPI: the example application', (env) => {
 
   it('describes bodies from the create and update schemas and records from the serialized fields', () => {
     const { schemas } = document.components
-    assert.equal(bodySchemaName(document.paths['/todo-items'].post), 'TodoItemCreate')
+    // TodoItem has multi: a record, or a list of them.
+    assert.deepEqual(
+      document.paths['/todo-items'].post.requestBody.content['application/json'].schema.anyOf,
+      [
+        { $ref: '#/components/schemas/TodoItemCreate' },
+        { type: 'array', items: { $ref: '#/components/schemas/TodoItemCreate' }, maxItems: 100 }
+      ]
+    )
     assert.equal(bodySchemaName(document.paths['/todo-items/{id}'].put), 'TodoItemUpdate')
     assert.deepEqual(Object.keys(schemas.TodoItemCreate.properties), [
       'title',

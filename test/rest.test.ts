@@ -132,9 +132,13 @@ forEachDatabase('REST: TodoItem CRUD', (env) => {
     const malformed = await env.server.http('POST', '/todo-items', '{"title": ', {})
     assert.equal(malformed.status, 400)
     assert.equal(malformed.body.name, 'BadRequest')
-    // An array is a multi create, which the example's TodoItem does not allow.
-    const array = await env.server.http('POST', '/todo-items', [{ title: 'x' }])
-    assert.equal(array.status, 405)
+    // An array is a multi create: each record is checked before any is written.
+    const array = await env.server.http('POST', '/todo-items', [{ title: 'x' }, { title: 5 }])
+    assert.equal(array.status, 400)
+    assert.deepEqual(
+      array.body.errors.map((error: { field: string }) => error.field),
+      ['body.1.title']
+    )
     const form = await env.server.http('POST', '/todo-items', 'title=x', {
       'content-type': 'application/x-www-form-urlencoded'
     })
@@ -287,8 +291,9 @@ forEachDatabase('REST: TodoItem collection', (env) => {
       ['created=yesterday', ['created']],
       ['foo=bar', ['foo']],
       ['title=a&title=b', ['title']],
-      // Brackets make it Feathers' query syntax, whose operators start with $.
-      ['completed[eq]=true', ['completed.eq']],
+      // Brackets are no spec filter; without X-Query-Syntax: feathers they are not Feathers' either.
+      ['completed[eq]=true', ['completed']],
+      ['$limit=5', ['$limit']],
       ['age=5', ['age']],
       ['limit=99&sort=title&priority=x', ['limit', 'sort', 'priority']]
     ]

@@ -7,11 +7,18 @@ function userName(context: HookContext) {
   return typeof value === 'string' && value.length > 0 ? value : null
 }
 
-/** Before create: the server owns the timestamps and the audit columns. */
+/** Before create: the server owns the timestamps and the audit columns, of each record of a multi create too. */
 export function stampCreation(context: HookContext) {
   const now = new Date().toISOString()
   const user = userName(context)
-  context.data = { ...context.data, created: now, updated: now, createdBy: user, updatedBy: user }
+  const stamp = (record: object) => ({
+    ...record,
+    created: now,
+    updated: now,
+    createdBy: user,
+    updatedBy: user
+  })
+  context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
 }
 
 /** Before patch: a new `updated` time and the updating user. */

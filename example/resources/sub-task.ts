@@ -15,6 +15,7 @@ export const subTaskResource = defineResource({
   name: 'SubTask',
   schema: subTaskSchema,
   table: 'sub_tasks',
+  multi: true,
   basePath: 'sub-tasks',
   query: {
     enableTotalCount: true

@@ -17,6 +17,7 @@ export const tagResource = defineResource({
   name: 'Tag',
   schema: tagSchema,
   table: 'tags',
+  multi: true,
   basePath: 'tags',
   query: {
     enableTotalCount: true

@@ -18,6 +18,8 @@ export const todoItemResource = defineResource({
   name: 'TodoItem',
   schema: todoItemSchema,
   table: 'todo_items',
+  // Feathers' multi: many-record create, patch and remove (GraphQL's createMany..., REST arrays, ?query).
+  multi: true,
   basePath: 'todo-items',
   query: {
     enableTotalCount: true,

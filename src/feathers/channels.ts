@@ -8,23 +8,34 @@ type Channels = Channel | Channel[] | void
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Publisher = (data: any, context: HookContext) => Channels | Promise<Channels>
 
+const AUTHORIZED = Symbol('feathers-query.authorizedPublisher')
+
+/** Whether `publisher` came from `authorizedPublisher` (and so needs no second check). */
+export function isAuthorizedPublisher(publisher: Publisher) {
+  return (publisher as { [AUTHORIZED]?: boolean })[AUTHORIZED] === true
+}
+
 /**
  * Wraps an application's publisher (`app.publish(authorizedPublisher(() => app.channel('authenticated')))`)
  * so that an event of a plugin resource reaches a connection of the channels it returns only if the resource's
  * `authorize` admits the record for that connection, as if the connection had read it with `get`. A rule
  * that throws (no user, a suspended one) admits nothing. Events of other services pass unchanged.
- * Guards are not run per event: publish to channels of authenticated connections for that.
+ * Guards are not run per event: publish to channels of authenticated connections for that. Every resource
+ * service applies it to whichever publisher Feathers picks for its events (`privateEvents`); calling it
+ * yourself is needed only for a publisher that other code calls directly.
  */
 export function authorizedPublisher(publisher: Publisher): Publisher {
+  if (isAuthorizedPublisher(publisher)) return publisher
   // Feathers sends an event when its publisher's promise settles. Each event's decision waits for the one
   // before it, so a slow `authorize` (a lookup of its own) never lets a later event of the record overtake an
   // earlier one: a client hearing `removed` before `patched` would bring the record back.
   let previous: Promise<unknown> = Promise.resolve()
-  return (data, context) => {
+  const authorized: Publisher = (data, context) => {
     const decided = previous.then(() => admittedChannels(publisher, data, context))
     previous = decided.catch(() => undefined)
     return decided
   }
+  return Object.assign(authorized, { [AUTHORIZED]: true })
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,6 +5,7 @@ import { announceOnCommit } from '../service/transaction'
 import { eventsHandedToBroker } from './broker'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import { copyWith } from '../common/copy-with'
+import { logFailure, loggerOf } from '../common/logger'
 
 /** The events of the write methods; the plugin emits them itself, with what clients may see. */
 export const WRITE_EVENTS: Record<string, string> = {
@@ -69,12 +70,19 @@ function stripDispatchFromNowOn(context: HookContext, external: unknown, strip: 
  * them, whatever order those hooks and resolvers run in. (An application hook registered before the plugin
  * runs outside it: what it later makes `context.dispatch` is stripped as it is set.) Reads on the plugin's own
  * routes are left alone: those serialize what they send. Calls of other services pass through.
+ * Registered once per application, for the resources of every `feathersQuery()` call.
  */
-export function externalRecords(resources: ResolvedResource[]) {
-  const strippers = new Map(resources.map((resource) => [resource, recordStripper(resource)]))
+export function externalRecords() {
+  const strippers = new WeakMap<ResolvedResource, RecordStripper>()
+  const stripperOf = (resource: ResolvedResource) => {
+    let strip = strippers.get(resource)
+    if (!strip) strippers.set(resource, (strip = recordStripper(resource)))
+    return strip
+  }
   return async (context: HookContext, next: NextFunction) => {
-    const strip = strippers.get(getServiceOptions(context.service)?.resource as ResolvedResource)
-    if (!strip) return next()
+    const resource = getServiceOptions(context.service)?.resource
+    if (!resource) return next()
+    const strip = stripperOf(resource)
     await next()
     const writeEvent = WRITE_EVENTS[context.method]
     const params = context.params as ResourceParams
@@ -93,7 +101,7 @@ export function externalRecords(resources: ResolvedResource[]) {
           emitter.emit(event, record, context)
         } catch (error) {
           // A listener's failure: the write is committed, so its answer stands and the other events go out.
-          console.error(error)
+          logFailure(loggerOf(context.app), error)
         }
       }
     }

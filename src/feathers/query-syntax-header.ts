@@ -1,27 +1,33 @@
 import type { Context } from '../common/koa'
+import { QUERY_SYNTAX_HEADER } from '../common/query-syntax'
+
+// In common/, as `feathers-query/client` sends it too and must load nothing of the server.
+export { QUERY_SYNTAX_HEADER }
+
+/** The header Feathers' REST client sends with a custom method's POST (`aggregate`). */
+const SERVICE_METHOD_HEADER = 'x-service-method'
 
 /**
- * The header a Feathers REST client sends to be answered in Feathers' shapes on the spec's routes, e.g.
- * `rest(url).fetch(fetch, { headers: { 'X-Query-Syntax': 'feathers' } })`.
- */
-export const QUERY_SYNTAX_HEADER = 'x-query-syntax'
-
-/**
- * Whether an HTTP request to a resource's base path speaks Feathers (its REST client, `$limit`, `$sort`,
- * `field[$gt]=...`) rather than the spec's REST dialect (`limit`, `offset`, equality parameters). Feathers
- * requests go on to Feathers' own REST transport. Only a plain equality query (`?completed=false`) reads the
- * same in both; it is the spec's unless the header says otherwise.
+ * Whether an HTTP request to a resource's base path is a Feathers client's, answered by Feathers' REST
+ * transport in Feathers' shapes, rather than the spec's routes'. Only the caller decides, so that one URL
+ * never answers two shapes unasked: the `X-Query-Syntax: feathers` header (which the `feathers-query/client`
+ * services send), a custom method's `X-Service-Method`, or a list of records to create at once, which only
+ * Feathers' `create` takes. A record's routes take no query parameters, and their answer is the record on
+ * either side: a query there (`?$select=title`) is Feathers'.
  */
 export function speaksFeathers(ctx: Context, specTakesQuery: boolean): boolean {
-  if (ctx.get(QUERY_SYNTAX_HEADER).toLowerCase() === 'feathers') return true
-  // A list of records to create at once (multi) is Feathers'.
+  // A header set both on the connection and per call may arrive joined: "feathers, feathers".
+  const syntax = ctx.get(QUERY_SYNTAX_HEADER).split(',')
+  if (syntax.every((value) => value.trim().toLowerCase() === 'feathers')) return true
+  if (ctx.get(SERVICE_METHOD_HEADER)) return true
   if (Array.isArray((ctx.request as { body?: unknown }).body)) return true
-  if (!ctx.querystring) return false
-  // The spec's routes other than the list take no query parameters; Feathers' take a query.
-  if (!specTakesQuery) return true
-  for (const [name, value] of Object.entries(ctx.query)) {
-    if (name.startsWith('$') || (value !== null && typeof value === 'object' && !Array.isArray(value)))
-      return true
-  }
-  return false
+  return !specTakesQuery && !!ctx.querystring
+}
+
+/**
+ * A query parameter of Feathers' syntax sent to the spec's list without the header: a 400 that says how a
+ * Feathers client asks for Feathers' answers, rather than a page in the other shape.
+ */
+export function feathersParameterWithoutHeader(ctx: Context): string | undefined {
+  return Object.keys(ctx.query).find((name) => name.startsWith('$'))
 }

@@ -25,4 +25,12 @@ export interface ResourceParams extends Params<ResourceQuery> {
   /** An open transaction (compatible with @feathersjs/knex's `transaction` hooks). */
   transaction?: { trx: Knex.Transaction }
   headers?: Record<string, string | string[] | undefined>
+  /**
+   * Service options for this call (`paginate`, `multi`), as Feathers' adapters take them; transports never
+   * set it, so only server code can.
+   */
+  adapter?: {
+    paginate?: { default: number; max: number } | false
+    multi?: boolean | Array<'create' | 'patch' | 'remove'>
+  }
 }

@@ -238,13 +238,30 @@ function readOperations({ resource, names, record, base, add }: Operations) {
 function writeOperations({ resource, names, record, base, add }: Operations) {
   const { definition } = resource
   const body = (name: string) => ({ required: true, content: json(schemaRef(name)) })
+  const max = maxMultiOf(resource)
   if (!definition.create?.disabled) {
+    const many = allowsMulti(resource, 'create')
+    const list = (schema: object) => ({ type: 'array', items: schema, maxItems: max })
     add(base, 'post', 'createOne', {
-      summary: `Create a ${resource.name}`,
-      description: definition.create?.description,
-      requestBody: body(names.create),
+      summary: many ? `Create a ${resource.name}, or several` : `Create a ${resource.name}`,
+      description: [
+        definition.create?.description,
+        many &&
+          `A list creates several (Feathers' multi): at most ${max}, each checked first, in one transaction.`
+      ]
+        .filter(Boolean)
+        .join(' '),
+      requestBody: many
+        ? {
+            required: true,
+            content: json({ anyOf: [schemaRef(names.create), list(schemaRef(names.create))] })
+          }
+        : body(names.create),
       responses: {
-        '201': ok('The created record', record),
+        '201': ok(
+          many ? 'The created record, or records' : 'The created record',
+          many ? { anyOf: [record, list(record)] } : record
+        ),
         ...errorResponsesOf('BadRequest', 'UnsupportedMediaType')
       }
     })
@@ -267,6 +284,18 @@ function writeOperations({ resource, names, record, base, add }: Operations) {
       summary: `Update a ${resource.name} (partial)`,
       ...update
     })
+    if (allowsMulti(resource, 'patch')) {
+      add(base, 'patch', 'patchMany', {
+        summary: `Update the ${resource.name} records the query names (partial)`,
+        description: multiDescription(resource),
+        parameters: multiQueryParameters(resource),
+        requestBody: body(names.update),
+        responses: {
+          '200': ok('The updated records', { type: 'array', items: record }),
+          ...errorResponsesOf('BadRequest', 'UnsupportedMediaType')
+        }
+      })
+    }
   }
   if (!definition.delete?.disabled) {
     add(deletePath(resource), 'delete', 'deleteOne', {
@@ -277,15 +306,10 @@ function writeOperations({ resource, names, record, base, add }: Operations) {
       responses: { '200': ok('The deleted record', record), ...errorResponsesOf('BadRequest', 'NotFound') }
     })
     if (allowsMulti(resource, 'remove')) {
-      // Feathers' REST transport answers it (`remove(null, { query })`); there is no spec route at the base path.
-      const query = collectionQuerySchema(resource, { paging: false, filters: true })
-      const { query: _search, ...equalities } = query.properties
       add(base, 'delete', 'deleteMany', {
         summary: `Delete the ${resource.name} records the query names`,
-        description:
-          "Feathers' query syntax: equality parameters as below, or operators (`tagId[$in][]=1&tagId[$in][]=2`). " +
-          `Every record the query reaches, at most ${maxMultiOf(resource)} (more is a 400); one transaction.`,
-        parameters: queryParameters(resource, Type.Object(equalities)),
+        description: multiDescription(resource),
+        parameters: multiQueryParameters(resource),
         responses: {
           '200': ok('The deleted records', { type: 'array', items: record }),
           ...errorResponsesOf('BadRequest')
@@ -293,4 +317,21 @@ function writeOperations({ resource, names, record, base, add }: Operations) {
       })
     }
   }
+}
+
+/**
+ * The query of a multi patch or remove. Feathers' REST transport answers them (`patch(null, data, { query })`,
+ * `remove(null, { query })`); there is no spec route at the base path for those methods.
+ */
+function multiQueryParameters(resource: ResolvedResource) {
+  const query = collectionQuerySchema(resource, { paging: false, filters: true })
+  const { query: _search, ...equalities } = query.properties
+  return queryParameters(resource, Type.Object(equalities))
+}
+
+function multiDescription(resource: ResolvedResource) {
+  return (
+    "Feathers' query syntax: equality parameters as below, or operators (`id[$in][]=1&id[$in][]=2`). " +
+    `Every record the query reaches, at most ${maxMultiOf(resource)} (more is a 400); one transaction.`
+  )
 }

@@ -186,7 +186,17 @@ export interface SqlFieldContext {
  */
 export type SqlComputedField = (sql: SqlFieldContext) => Knex.Raw
 
-export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
+/**
+ * A resource: its schema and options. `defineResource` fills in the type parameters after `S` with the names
+ * of the computed fields and relations, which the types of its records and queries need (typed-records.ts).
+ */
+export interface ResourceDefinition<
+  S extends ObjectSchema = ObjectSchema,
+  Computed extends string = string,
+  SqlComputed extends string = string,
+  ManyRelation extends string = string,
+  OneRelation extends string = string
+> {
   /** GraphQL object name, e.g. `TodoItem`. */
   name: string
   schema: S
@@ -207,10 +217,15 @@ export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
   multi?: boolean | Array<'create' | 'patch' | 'remove'>
   /** The most records one multi create, patch or remove may change (default 100); more is a 400. */
   maxMulti?: number
+  /**
+   * Custom events the service sends besides created, updated, patched and removed (`service.emit(name, data)`),
+   * published through the application's channels like those, as Feathers' `events` service option.
+   */
+  events?: string[]
   /** Guards for every endpoint of the resource. */
   guards?: Guard[]
-  many?: Record<string, ManyRelationDefinition>
-  one?: Record<string, OneRelationDefinition>
+  many?: Record<ManyRelation, ManyRelationDefinition>
+  one?: Record<OneRelation, OneRelationDefinition>
   /** How the GraphQL root query pages the resource's records (relations say so themselves). */
   graphql?: GraphqlPagingOptions
   /** Aggregate queries on the root type and on every many-relation. */
@@ -225,18 +240,27 @@ export interface ResourceDefinition<S extends ObjectSchema = ObjectSchema> {
    */
   authorize?: Authorize
   /** Values of `Field`s that are not stored but computed from the record when it is read. */
-  computed?: Record<string, ComputedField>
+  computed?: Record<Computed, ComputedField>
   /**
    * Fields the database computes with a SQL expression, e.g. `subTasksCount: ({ knex, column }) =>
    * knex.raw('(SELECT COUNT(*) FROM ?? WHERE ?? = ?)', ['sub_tasks', 'sub_tasks.todoItemId', column('id')])`.
    * Declared `FilterableField` they can be filtered, sorted and aggregated; they are never written.
    */
-  sqlComputed?: Record<string, SqlComputedField>
+  sqlComputed?: Record<SqlComputed, SqlComputedField>
 }
 
-/** Identity helper that keeps the schema type for inference. */
-export function defineResource<S extends ObjectSchema>(
-  definition: ResourceDefinition<S>
-): ResourceDefinition<S> {
+/**
+ * Identity helper that keeps the schema's type and the names of computed fields and relations, which
+ * `ResourceService<typeof resource>` and `ResourceClientService<typeof resource>` type records and queries by.
+ */
+export function defineResource<
+  S extends ObjectSchema,
+  Computed extends string = never,
+  SqlComputed extends string = never,
+  ManyRelation extends string = never,
+  OneRelation extends string = never
+>(
+  definition: ResourceDefinition<S, Computed, SqlComputed, ManyRelation, OneRelation>
+): ResourceDefinition<S, Computed, SqlComputed, ManyRelation, OneRelation> {
   return definition
 }

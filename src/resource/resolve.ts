@@ -230,8 +230,11 @@ function relatedResource(
 ) {
   const target = byName.get(relation.resource)
   if (!target) {
+    const known = [...byName.keys()].sort().join(', ')
     throw new ConfigurationError(
-      `${resource.name}.${name} relates to unknown resource "${relation.resource}"`
+      `${resource.name}.${name} relates to unknown resource "${relation.resource}": no feathersQuery() ` +
+        `call registered it (registered: ${known}). Register "${relation.resource}" with ` +
+        `app.configure(feathersQuery({ Model, resources: [...] })) in its service file, or correct the name.`
     )
   }
   return target
@@ -290,21 +293,23 @@ function linkOne(
   }
 }
 
-/** Resolves and cross-checks a set of resources; every configuration mistake is reported here, at start-up. */
-export function resolveResources(definitions: ResourceDefinition[]): ResolvedResource[] {
-  const resources = definitions.map(resolveResource)
-  const byName = new Map<string, ResolvedResource>()
-  const byPath = new Map<string, ResolvedResource>()
-  for (const resource of resources) {
-    if (byName.has(resource.name)) throw new ConfigurationError(`Resource ${resource.name} is defined twice`)
-    if (byPath.has(resource.basePath)) {
-      throw new ConfigurationError(
-        `${resource.name} and ${byPath.get(resource.basePath)!.name} share base path`
-      )
-    }
-    byName.set(resource.name, resource)
-    byPath.set(resource.basePath, resource)
+/**
+ * Resolves the resources of one registration, each on its own: every mistake within a definition is reported
+ * here, when it is registered. Their relations are linked by `linkResources`, once every registration is in.
+ */
+export function resolveDefinitions(definitions: ResourceDefinition[]): ResolvedResource[] {
+  if (!Array.isArray(definitions)) {
+    throw new ConfigurationError('feathersQuery({ resources }) takes an array of resource definitions')
   }
+  return definitions.map(resolveResource)
+}
+
+/**
+ * Links the relations of every registered resource (of every registration, once all are in) and checks
+ * them. A relation to a resource no registration holds is a start-up error saying what to do.
+ */
+export function linkResources(resources: ResolvedResource[]): void {
+  const byName = new Map(resources.map((resource) => [resource.name, resource]))
   for (const resource of resources) {
     const { many = {}, one = {} } = resource.definition
     for (const name of [...Object.keys(many), ...Object.keys(one)]) {
@@ -322,5 +327,24 @@ export function resolveResources(definitions: ResourceDefinition[]): ResolvedRes
       [...resource.many, ...resource.one].map((relation) => [relation.name, relation])
     )
   }
-  return resources
+}
+
+/**
+ * Feathers' `paginate` (the application's, or a registration's own) as the page sizes of a resource that
+ * sets none of its own: `query.defaultResultSize` and `query.maxResultsSize` win where given.
+ */
+export function applyPaginate(resource: ResolvedResource, paginate: { default?: number; max?: number } = {}) {
+  const own = resource.definition.query ?? {}
+  if (own.maxResultsSize === undefined && paginate.max !== undefined) {
+    resource.query.maxResultsSize = paginate.max
+    if (own.defaultResultSize !== undefined && own.defaultResultSize > paginate.max) {
+      throw new ConfigurationError(
+        `${resource.name}: query.defaultResultSize ${own.defaultResultSize} is larger than paginate.max ` +
+          `${paginate.max}; set query.maxResultsSize too`
+      )
+    }
+  }
+  if (own.defaultResultSize === undefined && paginate.default !== undefined) {
+    resource.query.defaultResultSize = Math.min(paginate.default, resource.query.maxResultsSize)
+  }
 }

@@ -13,6 +13,26 @@ export function requireJsonObject(ctx: Context) {
   }
 }
 
+const WRITES = new Set(['POST', 'PUT', 'PATCH'])
+
+/**
+ * Koa middleware in front of a resource service's HTTP handlers, Feathers' REST transport included: a write
+ * carries a JSON object (or, for a multi create, a list). Without it Feathers would call the method with no
+ * data (a body in another media type is not parsed), and a multi patch would stamp every record it reaches.
+ */
+export async function requireJsonWrites(ctx: Context, next: () => Promise<unknown>) {
+  if (WRITES.has(ctx.method)) {
+    if (!ctx.is('application/json')) {
+      throw new UnsupportedMediaType('Request bodies must be sent as Content-Type: application/json')
+    }
+    const body = ctx.request.body
+    if (body === null || typeof body !== 'object') {
+      throw new BadRequest('The JSON body must be an object (or a list of them for a multi create)')
+    }
+  }
+  return next()
+}
+
 /** zlib's and brotli's decoding failures, as Node codes them: Z_DATA_ERROR, Z_BUF_ERROR, ERR__ERROR_… */
 const DECODING_FAILURE = /^(Z_|ERR__ERROR_)/
 

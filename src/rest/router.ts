@@ -8,7 +8,7 @@ import type { ResolvedResource } from '../resource/resolved'
 import { resourceService } from '../service/resource-service'
 import type { ResourceRecord } from '../model/records'
 import type { Page } from '../model/page'
-import { speaksFeathers } from '../feathers/query-syntax-header'
+import { feathersParameterWithoutHeader, speaksFeathers } from '../feathers/query-syntax-header'
 import { externalCall } from '../feathers/external-call'
 import { collectionQueryParser, listPagingStrategy, listQueryOptions } from './collection-query'
 import { restParams } from './params'
@@ -49,6 +49,7 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
     (takesQuery: boolean, handle: (ctx: Context) => Promise<void>) => (ctx: Context, next: Next) => {
       if (feathersRest && speaksFeathers(ctx, takesQuery)) return next()
       if (!takesQuery) rejectQueryParameters(ctx)
+      else if (feathersRest) rejectFeathersSyntax(ctx)
       return handle(ctx)
     }
 
@@ -141,6 +142,20 @@ function disabled(what: string) {
   return async () => {
     throw new MethodNotAllowed(`${what} is disabled`)
   }
+}
+
+/** The spec's list, asked in Feathers' syntax without the header (see `speaksFeathers`). */
+function rejectFeathersSyntax(ctx: Context) {
+  const field = feathersParameterWithoutHeader(ctx)
+  if (field === undefined) return
+  throw badInput([
+    {
+      field,
+      message:
+        "is Feathers' query syntax: Feathers clients send X-Query-Syntax: feathers (the feathers-query/client " +
+        "services do) for Feathers' answers; this list takes limit, offset and field filters"
+    }
+  ])
 }
 
 /** Single-record endpoints take no query parameters; an unknown parameter is a mistake worth a 400. */

@@ -28,7 +28,7 @@ export async function findFeathersPage(
   store: ResourceStore,
   params: ResourceParams,
   request: FeathersRequest,
-  sizes: FeathersPageSizes
+  sizes: FeathersPageSizes | false
 ): Promise<Paginated<ResourceRecord> | ResourceRecord[]> {
   const query: ResourceQuery = { filter: request.filter, sorting: request.sorting, select: request.select }
   const paginate = params.paginate ?? sizes
@@ -39,7 +39,8 @@ export async function findFeathersPage(
     return paging ? (result as Page<ResourceRecord>).data : (result as ResourceRecord[])
   }
   // As Feathers' adapters do: `$limit` above the maximum gets the maximum, which the page's `limit` says.
-  const limit = Math.min(request.limit ?? paginate.default ?? sizes.default, paginate.max ?? Infinity)
+  const fallback = sizes === false ? undefined : sizes.default
+  const limit = Math.min(request.limit ?? paginate.default ?? fallback ?? Infinity, paginate.max ?? Infinity)
   query.paging = { limit, offset: request.skip }
   query.totalCount = true
   const page = (await findRecords(store, copyWith(params, { query }))) as Page<ResourceRecord>

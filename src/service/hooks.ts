@@ -6,7 +6,7 @@ import type { Guard } from '../resource/definition'
 import { checkReferences } from '../authorization/references'
 import { readGuards } from '../authorization/guards'
 import { badField, withFieldsRenamed } from '../common/errors'
-import { multiLimit } from './multi'
+import { multiLimit, type MultiOption } from './multi'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Hook = (context: HookContext<any, any>) => void | Promise<void>
@@ -20,11 +20,16 @@ function validateBody(validate: Validate, resource: ResolvedResource): Hook {
   return (context) => {
     const data = context.data ?? {}
     if (!Array.isArray(data)) {
-      context.data = validate(data)
+      context.data = validate(context.method === 'create' ? data : withoutOwnId(resource, data, context.id))
       return
     }
     if (context.method !== 'create') throw badField('body', 'must be an object: one record changes at a time')
-    multiLimit(resource, 'create', data.length)
+    multiLimit(
+      resource,
+      'create',
+      data.length,
+      (context.service as { options?: { multi?: MultiOption } }).options?.multi
+    )
     context.data = data.map((record, index) => {
       try {
         return validate(record)
@@ -33,6 +38,20 @@ function validateBody(validate: Validate, resource: ResolvedResource): Hook {
       }
     })
   }
+}
+
+/**
+ * A change's body may carry the record's own id, as Feathers clients send a record back whole; the id is
+ * the path's, so it is dropped. Any other id would move the record: a 400, never silently ignored.
+ */
+function withoutOwnId(resource: ResolvedResource, data: Record<string, unknown>, id: unknown) {
+  const name = resource.idField.name
+  if (!data || typeof data !== 'object' || !(name in data)) return data
+  if (id === null || id === undefined || String(data[name]) !== String(id)) {
+    throw badField(`body.${name}`, `cannot change: a record keeps its id (${name} ${String(id)} in the path)`)
+  }
+  const { [name]: _ownId, ...rest } = data
+  return rest
 }
 
 /** A validation error of one record of a multi create, with its fields (and message) under `body.<index>`. */

@@ -8,9 +8,17 @@ export type MultiMethod = 'create' | 'patch' | 'remove'
 /** The largest number of records one multi create, patch or remove may change unless `maxMulti` says. */
 export const DEFAULT_MAX_MULTI = DEFAULTS.maxMulti
 
-/** Whether the resource lets one call change several records with `method` (Feathers' `multi`). */
-export function allowsMulti(resource: ResolvedResource, method: MultiMethod) {
-  const { multi } = resource.definition
+export type MultiOption = boolean | MultiMethod[] | undefined
+
+/**
+ * Whether the resource lets one call change several records with `method` (Feathers' `multi`): the
+ * definition's, or the service's `options.multi` where a Feathers user changed it.
+ */
+export function allowsMulti(
+  resource: ResolvedResource,
+  method: MultiMethod,
+  multi = resource.definition.multi
+) {
   return multi === true || (Array.isArray(multi) && multi.includes(method))
 }
 
@@ -23,10 +31,19 @@ export function maxMultiOf(resource: ResolvedResource) {
  * The most records one call of `method` may change on several records: a 405 when `multi` does not allow it,
  * a 400 when `count` records are more than that.
  */
-export function multiLimit(resource: ResolvedResource, method: MultiMethod, count?: number) {
+export function multiLimit(
+  resource: ResolvedResource,
+  method: MultiMethod,
+  count?: number,
+  multi: MultiOption = resource.definition.multi
+) {
   const maxMulti = maxMultiOf(resource)
-  if (!allowsMulti(resource, method)) {
-    throw new MethodNotAllowed(`${resource.name}: ${method} of several records is not enabled (multi)`)
+  if (!allowsMulti(resource, method, multi)) {
+    // Feathers' adapters' words, which Feathers clients may know.
+    throw new MethodNotAllowed(`Can not ${method} multiple entries`, {
+      resource: resource.name,
+      option: 'multi'
+    })
   }
   if (count !== undefined && count > maxMulti) {
     throw new BadRequest(

@@ -1,13 +1,28 @@
 import { MethodNotAllowed } from '@feathersjs/errors'
-import type { Id, NullableId, Paginated, Query } from '@feathersjs/feathers'
+import type { Id, NullableId, Paginated, PaginationOptions, Query } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { badField } from '../common/errors'
 import { encodeRow } from '../resource/codec'
 import { resolveQueryLimits, type QueryLimits } from '../resource/query-limits'
 import { writableFields } from '../resource/input-schemas'
 import type { ResolvedResource } from '../resource/resolved'
+import type { ResourceDefinition } from '../resource/definition'
+import type {
+  AggregateRequestOf,
+  DataOf,
+  FeathersParams,
+  FilterQueryOf,
+  FindAnswer,
+  FindResult,
+  ParamsOf,
+  PatchOf,
+  QueryOf,
+  RecordOf,
+  RecordQueryOf
+} from '../resource/typed-records'
 import type { Filter } from '../model/query'
 import type {
+  AggregateHaving,
   AggregatePage,
   AggregateRequest,
   AggregateResponse,
@@ -22,9 +37,9 @@ import { readScope } from '../authorization/read-scope'
 import { aggregateRecords, readGroupIndexes } from './aggregate'
 import { feathersPageSizes, findFeathersPage, type FeathersPageSizes } from './feathers-find'
 import { findRecords } from './find'
-import { multiLimit } from './multi'
-import { ResourceStore } from './store'
-import { changeRecord, changeRecords, insertRecords, notFound, removeRecords } from './writes'
+import { multiLimit, type MultiOption } from './multi'
+import { notFound, ResourceStore } from './store'
+import { changeRecord, changeRecords, insertRecords, removeRecords } from './writes'
 
 export interface ResourceServiceOptions {
   Model: Knex
@@ -42,20 +57,42 @@ export interface ResourceServiceOptions {
 }
 
 /**
+ * The options a Feathers database adapter has, under the names Feathers users and tools read and set:
+ * `paginate` and `multi` may be changed at run time, as theirs may (`service.options.multi = ['remove']`).
+ */
+export interface FeathersServiceOptions {
+  /** The id field's name. */
+  id: string
+  Model: Knex
+  /**
+   * Page sizes of Feathers callers' find: the resource's (or the application's paginate); `false` answers
+   * every matching record as an array, as an adapter without `paginate` does.
+   */
+  paginate: FeathersPageSizes | false
+  /** Which methods may change several records at once: the resource's `multi`. */
+  multi: MultiOption
+  /** Custom events of the service. */
+  events: string[]
+}
+
+/**
  * A Feathers service over one resource's table. Each method scopes the call (`authorize`, `defaultFilter`),
  * reads its query (the query model on the plugin's routes, Feathers' query syntax from every other caller)
  * and hands it to the resource's store, which builds and runs the statements.
  */
-export class ResourceService {
+export class ResourceService<D extends ResourceDefinition = ResourceDefinition> {
   readonly resource: ResolvedResource
   readonly Model: Knex
+  /** The id field's name, as Feathers' adapters expose it. */
+  readonly id: string
+  readonly options: FeathersServiceOptions
+  /** Custom events (Feathers reads them from here when the service is registered). */
+  readonly events: string[]
   private readonly store: ResourceStore
   /** The call's params with its scope (authorize, defaultFilter), worked out when the method runs. */
   private readonly scoped: (call: ScopeCall) => ResourceParams | Promise<ResourceParams>
   private readonly scopeOfReads: (caller: ResourceParams) => Promise<Filter | undefined>
   private readonly feathersQuery: FeathersQueryParser
-  /** Feathers callers' page sizes: the resource's REST default and maximum. */
-  private readonly paginate: FeathersPageSizes
 
   constructor(resource: ResolvedResource, options: ResourceServiceOptions) {
     this.resource = resource
@@ -69,7 +106,20 @@ export class ResourceService {
       related: (name) => (name === resource.name ? this : options.related?.(name))
     })
     this.feathersQuery = new FeathersQueryParser(resource)
-    this.paginate = feathersPageSizes(resource)
+    this.id = resource.idField.name
+    this.events = [...(resource.definition.events ?? [])]
+    this.options = {
+      id: this.id,
+      Model: options.Model,
+      paginate: feathersPageSizes(resource),
+      multi: resource.definition.multi ?? false,
+      events: this.events
+    }
+  }
+
+  /** The service options of a call: `params.adapter` (set by server code only) over the service's. */
+  private optionsOf(params: ResourceParams): FeathersServiceOptions {
+    return params.adapter ? { ...this.options, ...params.adapter } : this.options
   }
 
   /**
@@ -96,17 +146,52 @@ export class ResourceService {
    * array with `paginate: false`.
    */
   async find(
-    params?: ResourceParams
-  ): Promise<
-    Page<ResourceRecord> | ResourceRecord[] | PartitionedPages<ResourceRecord> | Paginated<ResourceRecord>
-  >
-  async find(params: ResourceParams = {}): Promise<unknown> {
+    params: ResourceParams & { queryModel: true }
+  ): Promise<FindAnswer<D, Page<RecordOf<D>> | RecordOf<D>[] | PartitionedPages<RecordOf<D>>>>
+  async find(params: FeathersParams<QueryOf<D>> & { paginate: false }): Promise<FindAnswer<D, RecordOf<D>[]>>
+  async find(
+    params?: FeathersParams<QueryOf<D>> & { paginate?: PaginationOptions }
+  ): Promise<FindAnswer<D, Paginated<RecordOf<D>>>>
+  async find(params?: ParamsOf<QueryOf<D>>): Promise<FindResult<RecordOf<D>>>
+  // `ParamsOf<Query>`: the typed overloads' Feathers-syntax params must fit the implementation's.
+  async find(params: ParamsOf<Query> = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'find', params })
     if (scoped.queryModel) return findRecords(this.store, scoped)
-    return findFeathersPage(this.store, scoped, this.feathersRequest(scoped, true), this.paginate)
+    return findFeathersPage(
+      this.store,
+      scoped,
+      this.feathersRequest(scoped, true),
+      this.optionsOf(scoped).paginate
+    )
   }
 
-  async get(id: Id, params: ResourceParams = {}): Promise<ResourceRecord> {
+  /** Feathers' hook-less methods, as its database adapters have them: the same work without any hook. */
+  _find(params?: ResourceParams) {
+    return unhooked('find').call(this, params)
+  }
+
+  _get(id: Id, params?: ResourceParams) {
+    return unhooked('get').call(this, id, params)
+  }
+
+  _create(data: ResourceRecord | ResourceRecord[], params?: ResourceParams) {
+    return unhooked('create').call(this, data, params)
+  }
+
+  _update(id: NullableId, data: ResourceRecord, params?: ResourceParams) {
+    return unhooked('update').call(this, id, data, params)
+  }
+
+  _patch(id: NullableId, data: ResourceRecord, params?: ResourceParams) {
+    return unhooked('patch').call(this, id, data, params)
+  }
+
+  _remove(id: NullableId, params?: ResourceParams) {
+    return unhooked('remove').call(this, id, params)
+  }
+
+  async get(id: Id, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async get(id: Id, params: ResourceParams = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'get', params, id })
     const { filter, select } = this.readQuery(scoped)
     const record = await this.store.getRecord(id, scoped, filter, projection(this.resource, select))
@@ -120,20 +205,20 @@ export class ResourceService {
    * `partitionBy`, for many parents at once. With `paging` the result is a page of groups.
    */
   async aggregate(
-    request: AggregateRequest & { partitionBy: string },
-    params?: ResourceParams
+    request: AggregateRequestOf<D, AggregateHaving> & { partitionBy: string },
+    params?: ParamsOf<FilterQueryOf<D>>
   ): Promise<PartitionedAggregates>
   async aggregate(
-    request: AggregateRequest & { partitionBy?: undefined; paging: object },
-    params?: ResourceParams
+    request: AggregateRequestOf<D, AggregateHaving> & { partitionBy?: undefined; paging: object },
+    params?: ParamsOf<FilterQueryOf<D>>
   ): Promise<AggregatePage>
   async aggregate(
-    request: AggregateRequest & { partitionBy?: undefined },
-    params?: ResourceParams
+    request: AggregateRequestOf<D, AggregateHaving> & { partitionBy?: undefined },
+    params?: ParamsOf<FilterQueryOf<D>>
   ): Promise<AggregateResponse[]>
   async aggregate(
-    request: AggregateRequest,
-    params?: ResourceParams
+    request: AggregateRequestOf<D, AggregateHaving>,
+    params?: ParamsOf<FilterQueryOf<D>>
   ): Promise<AggregateResponse[] | AggregatePage | PartitionedAggregates>
   async aggregate(request: AggregateRequest, params: ResourceParams = {}): Promise<unknown> {
     // Partitions are the plugin's relation aggregates, keyed by any stored field (a hidden foreign key too):
@@ -148,10 +233,10 @@ export class ResourceService {
     return aggregateRecords(this.store, request, scoped, filter, link)
   }
 
-  async create(data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
-  async create(data: ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord[]>
+  async create(data: DataOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async create(data: DataOf<D>[], params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   async create(data: ResourceRecord | ResourceRecord[], params: ResourceParams = {}): Promise<unknown> {
-    if (Array.isArray(data)) multiLimit(this.resource, 'create', data.length)
+    if (Array.isArray(data)) multiLimit(this.resource, 'create', data.length, this.optionsOf(params).multi)
     const scoped = await this.scoped({ method: 'create', params, data })
     // The selection and every record are checked (encoded) before anything is written.
     const fields = projection(this.resource, this.readQuery(scoped).select)
@@ -165,7 +250,8 @@ export class ResourceService {
    * out becomes null (the body was validated against the create schema, so defaults are filled in). Otherwise
    * `update` is a partial update like `patch`, which is what the spec's PUT route is.
    */
-  async update(id: NullableId, data: ResourceRecord, params: ResourceParams = {}): Promise<ResourceRecord> {
+  async update(id: NullableId, data: PatchOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async update(id: NullableId, data: ResourceRecord, params: ResourceParams = {}): Promise<unknown> {
     if (id === null)
       throw new MethodNotAllowed(`${this.resource.name}: update replaces one record; use patch for several`)
     const row = this.resource.definition.update?.replace ? this.replacement(data) : data
@@ -178,11 +264,11 @@ export class ResourceService {
     return Object.assign(full, data)
   }
 
-  async patch(id: Id, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
-  async patch(id: null, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord[]>
+  async patch(id: Id, data: PatchOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async patch(id: null, data: PatchOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   async patch(id: NullableId, data: ResourceRecord, params: ResourceParams = {}): Promise<unknown> {
     if (id !== null) return this.changeOne('patch', id, data, params)
-    const max = multiLimit(this.resource, 'patch')
+    const max = multiLimit(this.resource, 'patch', undefined, this.optionsOf(params).multi)
     const scoped = await this.scoped({ method: 'patch', params, id: null, data })
     const { filter, select } = this.readQuery(scoped, true)
     const fields = projection(this.resource, select)
@@ -203,10 +289,10 @@ export class ResourceService {
     return row
   }
 
-  async remove(id: Id, params?: ResourceParams): Promise<ResourceRecord>
-  async remove(id: null, params?: ResourceParams): Promise<ResourceRecord[]>
+  async remove(id: Id, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async remove(id: null, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   async remove(id: NullableId, params: ResourceParams = {}): Promise<unknown> {
-    const max = id === null ? multiLimit(this.resource, 'remove') : 1
+    const max = id === null ? multiLimit(this.resource, 'remove', undefined, this.optionsOf(params).multi) : 1
     const scoped = await this.scoped({ method: 'remove', params, id })
     const { filter, select } = this.readQuery(scoped, id === null)
     return removeRecords(this.store, scoped, id, filter, projection(this.resource, select), max)
@@ -226,6 +312,14 @@ export class ResourceService {
       external: !!params.provider
     })
   }
+}
+
+/**
+ * A method as the class defines it: Feathers wraps each registered service's methods in its hooks on the
+ * instance, never on the prototype.
+ */
+function unhooked(method: 'find' | 'get' | 'create' | 'update' | 'patch' | 'remove') {
+  return ResourceService.prototype[method] as (...args: unknown[]) => Promise<unknown>
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Id } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
+import { BadRequest, NotFound } from '@feathersjs/errors'
 import { badField } from '../common/errors'
 import { dialectOf } from '../dialect/dialect-of'
 import { betterSqliteClient } from '../dialect/better-sqlite3'
@@ -19,6 +20,10 @@ import { relationScopes } from '../authorization/relation-scopes'
 import type { RelationScopes } from '../query/relation-filter'
 import { ambientTransaction } from './transaction'
 import { StatementRunner } from './statement-runner'
+
+export function notFound(store: ResourceStore, id: Id) {
+  return new NotFound(`No ${store.resource.name} found for id '${id}'`)
+}
 
 /** What a store asks of a resource's service: what a caller may read of its records. */
 export interface ReadScopeSource {
@@ -154,13 +159,23 @@ export class ResourceStore {
     return decode
   }
 
-  idValue(id: Id) {
-    return encodeValue(this.resource.idField, id, 'id')
+  /**
+   * An id as the database compares it. One that cannot be an id of this resource is a 400 naming it on the
+   * plugin's routes (`params.queryModel`); for Feathers callers it finds no record, a 404, as Feathers'
+   * database adapters answer.
+   */
+  idValue(id: Id, params: ResourceParams) {
+    try {
+      return encodeValue(this.resource.idField, id, 'id')
+    } catch (error) {
+      if (error instanceof BadRequest && !params.queryModel) throw notFound(this, id)
+      throw error
+    }
   }
 
   /** The record with this id the call may see (within `filter` too), or undefined. */
   async getRecord(id: Id, params: ResourceParams, filter?: Filter, fields = fullProjection(this.resource)) {
-    const idValue = this.idValue(id)
+    const idValue = this.idValue(id, params)
     const visible = await this.visible(params, filter)
     const idAt = visible.values.length
     const shape = `get|${fields.key}|${visible.key}`

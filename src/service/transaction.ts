@@ -112,14 +112,13 @@ async function runTransaction(
  * reads and writes inside the transaction instead of waiting for a connection the transaction holds (on
  * SQLite, the only one).
  */
-export function shareTransaction(knex: Knex) {
+export function shareTransaction() {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return async (context: HookContext<any, any>, next: NextFunction) => {
-    if (!context.params?.transaction) {
-      const trx = ambientTransaction(knex)
-      if (trx && (context.service as { options?: { Model?: unknown } })?.options?.Model === knex) {
-        context.params = copyWith(context.params, { transaction: { trx } })
-      }
+    const Model = (context.service as { options?: { Model?: Knex } })?.options?.Model
+    if (!context.params?.transaction && Model) {
+      const trx = ambientTransaction(Model)
+      if (trx) context.params = copyWith(context.params, { transaction: { trx } })
     }
     return next()
   }

@@ -1,4 +1,4 @@
-import { BadRequest, Forbidden, NotFound } from '@feathersjs/errors'
+import { BadRequest, Forbidden } from '@feathersjs/errors'
 import type { Id } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { copyWith } from '../common/copy-with'
@@ -10,12 +10,8 @@ import { andFilters } from '../query/filters'
 import type { Projection } from '../query/projection'
 import { findRecords } from './find'
 import type { MultiMethod } from './multi'
-import type { ResourceStore } from './store'
+import { notFound, type ResourceStore } from './store'
 import { answeredRecords } from './written-records'
-
-export function notFound(store: ResourceStore, id: Id) {
-  return new NotFound(`No ${store.resource.name} found for id '${id}'`)
-}
 
 /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */
 export async function inWriteTransaction<T>(
@@ -101,7 +97,7 @@ export function changeRecord(
       const reached = await writable(store, inner, filter)
       const changed = await runWrite(
         store,
-        store.statements.whereIdIs(reached(), store.idValue(id) as Knex.Value).update(row)
+        store.statements.whereIdIs(reached(), store.idValue(id, inner) as Knex.Value).update(row)
       )
       if (!changed) throw notFound(store, id)
     } else if (!(await store.getRecord(id, inner, filter))) {
@@ -175,7 +171,7 @@ export function removeRecords(
   return inWriteTransaction(store, params, async (inner) => {
     const ids = id === null ? await idsReached(store, 'remove', inner, filter, max) : [id]
     if (ids.length === 0) return []
-    const idValues = ids.map((value) => store.idValue(value)) as Scalar[]
+    const idValues = ids.map((value) => store.idValue(value, inner)) as Scalar[]
     const reached = andFilters(filter, { [store.resource.idField.name]: { in: idValues } })
     const records = await readBack(store, inner, reached)
     if (id !== null && records.length === 0) throw notFound(store, id)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { io, type Socket } from 'socket.io-client'
 import {
@@ -62,30 +63,68 @@ describe('the packed package in a Feathers CLI app', function () {
     app = cliAppWith(tarball)
     const written = applyReadme(app)
     assert.deepEqual(written.sort(), [
-      'migrations/20260101000000_todo_items.ts',
+      'migrations/20260101000000_projects_and_tasks.ts',
+      'src/hooks/owner.ts',
       'src/services/index.ts',
-      'src/services/todo-items/todo-items.ts'
+      'src/services/projects/projects.shared.ts',
+      'src/services/projects/projects.ts',
+      'src/services/tasks/tasks.shared.ts',
+      'src/services/tasks/tasks.ts'
     ])
-    // The README's src/channels.ts change: the generated publisher gives way to the authorized one.
-    replaceInFile(
-      app,
-      'src/channels.ts',
-      /\n {2}\/\/ eslint-disable-next-line no-unused-vars\n {2}app\.publish\([\s\S]*?\n {2}\}\)\n/,
-      `
-  app.publish(authorizedPublisher(() => app.channel('authenticated')))
-`
-    )
-    replaceInFile(app, 'src/channels.ts', /^/, "import { authorizedPublisher } from 'feathers-query'\n")
-    // The README's src/app.ts change: the plugin's error handler in place of @feathersjs/koa's.
+    // src/channels.ts stays as the CLI generated it: every event to every authenticated connection.
+    // The README's src/app.ts change: the plugin's error handler, and the app's logger for the plugin.
     replaceInFile(
       app,
       'src/app.ts',
       "import { koa, rest, bodyParser, errorHandler, parseAuthentication, cors, serveStatic } from '@feathersjs/koa'",
       "import { koa, rest, bodyParser, parseAuthentication, cors, serveStatic } from '@feathersjs/koa'\n" +
-        "import { errorHandler } from 'feathers-query'"
+        "import { errorHandler, feathersQuery } from 'feathers-query'\n" +
+        "import { logger } from './logger'"
     )
-    // Every export, compiled with the app's tsconfig too (only compiled: the app does not load it).
+    replaceInFile(
+      app,
+      'src/app.ts',
+      'app.configure(services)',
+      'app.configure(feathersQuery({ logger }))\napp.configure(services)'
+    )
+    // The README's src/configuration.ts change: Feathers' validation checks the plugin's configuration too.
+    replaceInFile(
+      app,
+      'src/configuration.ts',
+      '    public: Type.String()',
+      '    public: Type.String(),\n    feathersQuery: Type.Optional(Type.Unsafe<FeathersQueryConfiguration>(feathersQueryConfiguration))'
+    )
+    replaceInFile(
+      app,
+      'src/configuration.ts',
+      /^/,
+      "import { feathersQueryConfiguration, type FeathersQueryConfiguration } from 'feathers-query'\n"
+    )
+    // The README's src/client.ts change: the typed resource services of the client entry.
+    replaceInFile(
+      app,
+      'src/client.ts',
+      '  client.configure(userClient)',
+      '  client.configure(userClient)\n  client.configure(projectClient)\n  client.configure(taskClient)'
+    )
+    replaceInFile(
+      app,
+      'src/client.ts',
+      /^/,
+      "import { projectClient } from './services/projects/projects.shared'\n" +
+        "import { taskClient } from './services/tasks/tasks.shared'\n"
+    )
+    // Configured options are read (and validated): GraphQL's path from config/default.json.
+    replaceInFile(
+      app,
+      'config/default.json',
+      '"paginate": {',
+      '"feathersQuery": { "graphql": { "path": "/graphql" } },\n  "paginate": {'
+    )
+    // Every export, and what the typed services accept and refuse, compiled with the app's tsconfig too
+    // (only compiled: the app does not load them). A `@ts-expect-error` that is no error fails the compile.
     cpSync(join(__dirname, 'every-export.ts'), join(app.dir, 'src/every-export.ts'))
+    cpSync(join(__dirname, 'typed-services.ts'), join(app.dir, 'src/typed-services.ts'))
     run('npm', ['run', 'compile'], app.dir)
     rmSync(join(app.dir, 'feathers-chat.sqlite'), { force: true })
     run('npm', ['run', 'migrate'], app.dir)
@@ -114,16 +153,25 @@ describe('the packed package in a Feathers CLI app', function () {
   it('loads from ESM as well, both entries with named exports', () => {
     const source = `import { feathersQuery, IDField } from 'feathers-query'
 import { swaggerUi } from 'feathers-query/pages'
-console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).join())`
+import { resourceClient } from 'feathers-query/client'
+console.log([feathersQuery, IDField, swaggerUi, resourceClient].map((value) => typeof value).join())`
     assert.equal(
       run(process.execPath, ['--input-type=module', '-e', source], app.dir).trim(),
-      'function,function,function'
+      'function,function,function,function'
     )
   })
 
-  it('type-checks every export in the app, declarations included', () => {
+  it('loads the client entry without the server: no knex, Koa or GraphQL in a browser bundle', () => {
+    const source = `require('feathers-query/client')
+const loaded = Object.keys(require.cache).filter((file) => /node_modules\\/(knex|koa|graphql|@feathersjs\\/koa)\\//.test(file))
+console.log(JSON.stringify(loaded))`
+    assert.equal(run(process.execPath, ['-e', source], app.dir).trim(), '[]')
+  })
+
+  it('type-checks every export and the typed services in the app, declarations included', () => {
     assert.ok(existsSync(join(app.dir, 'lib/every-export.d.ts')))
-    assert.ok(existsSync(join(app.dir, 'lib/services/todo-items/todo-items.d.ts')))
+    assert.ok(existsSync(join(app.dir, 'lib/typed-services.d.ts')))
+    assert.ok(existsSync(join(app.dir, 'lib/services/tasks/tasks.d.ts')))
   })
 
   it("passes the app's own npm test (mocha with ts-node), the resource loaded with the app", () => {
@@ -159,25 +207,46 @@ console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).joi
     )
   })
 
-  it('serves the resource over REST to a user with a JWT, with errors as the app renders them', async () => {
+  it('serves both resources over REST to a user with a JWT, with errors as the app renders them', async () => {
     const ann = await signUp('ann@example.com')
-    const created = await call('POST', '/todo-items', { title: 'Write docs' }, ann)
-    assert.equal(created.status, 201)
-    assert.deepEqual(created.body, { id: created.body.id, title: 'Write docs', description: null })
-    const page = await call('GET', '/todo-items?limit=10', undefined, ann)
+    const project = await call('POST', '/projects', { name: 'Docs' }, ann)
+    assert.equal(project.status, 201, JSON.stringify(project.body))
+    assert.deepEqual(project.body, { id: project.body.id, name: 'Docs' })
+    const task = await call('POST', '/tasks', { title: 'Write docs', projectId: project.body.id }, ann)
+    assert.equal(task.status, 201, JSON.stringify(task.body))
+    assert.deepEqual(task.body, {
+      id: task.body.id,
+      title: 'Write docs',
+      done: false,
+      projectId: project.body.id
+    })
+    const page = await call('GET', '/tasks?limit=10', undefined, ann)
     assert.equal(page.status, 200)
     assert.deepEqual(
       page.body.nodes.map((item: { title: string }) => item.title),
       ['Write docs']
     )
     // One copy of @feathersjs/errors: the plugin's NotFound is a 404 through the app's error handler.
-    const missing = await call('GET', '/todo-items/999999', undefined, ann)
+    const missing = await call('GET', '/tasks/999999', undefined, ann)
     assert.equal(missing.status, 404)
     assert.equal(missing.body.name, 'NotFound')
-    assert.equal((await call('GET', '/todo-items')).status, 401)
-    // Another user does not see Ann's items (the resource's authorize rule).
+    assert.equal((await call('GET', '/tasks')).status, 401)
+    // Another user does not see Ann's records (the resources' authorize rule).
     const bob = await signUp('bob@example.com')
-    assert.deepEqual((await call('GET', '/todo-items', undefined, bob)).body.nodes, [])
+    assert.deepEqual((await call('GET', '/tasks', undefined, bob)).body.nodes, [])
+    assert.deepEqual((await call('GET', '/projects', undefined, bob)).body.nodes, [])
+  })
+
+  it("pages by the app's paginate of config/default.json (default 10, max 50)", async () => {
+    const fay = await signUp('fay@example.com')
+    const project = await call('POST', '/projects', { name: 'Many' }, fay)
+    for (let index = 0; index < 12; index++) {
+      await call('POST', '/tasks', { title: `task ${index}`, projectId: project.body.id }, fay)
+    }
+    const page = await call('GET', '/tasks', undefined, fay)
+    assert.deepEqual([page.body.nodes.length, page.body.totalCount], [10, 12])
+    assert.equal((await call('GET', '/tasks?limit=50', undefined, fay)).status, 200)
+    assert.equal((await call('GET', '/tasks?limit=51', undefined, fay)).status, 400)
   })
 
   it("answers bodies it cannot read with 400 and 413 in Feathers error JSON, the app's own services too", async () => {
@@ -202,40 +271,94 @@ console.log([feathersQuery, IDField, swaggerUi].map((value) => typeof value).joi
     assert.equal(graphqlBroken.body.errors[0].extensions.code, 'BAD_REQUEST')
   })
 
-  it('answers GraphQL with the JWT, and refuses it without', async () => {
+  it('answers GraphQL with the JWT across both service files, and refuses it without', async () => {
     const token = await signUp('carl@example.com')
-    await call('POST', '/todo-items', { title: 'Carl\u2019s item', description: 'over GraphQL' }, token)
-    const answer = await graphql('{ todoItems { totalCount edges { node { title description } } } }', token)
-    assert.equal(answer.status, 200)
-    assert.deepEqual(answer.body.data.todoItems, {
-      totalCount: 1,
-      edges: [{ node: { title: 'Carl\u2019s item', description: 'over GraphQL' } }]
-    })
-    const anonymous = await graphql('{ todoItems { totalCount } }')
+    const project = await call('POST', '/projects', { name: 'Carl\u2019s project' }, token)
+    await call('POST', '/tasks', { title: 'over GraphQL', projectId: project.body.id }, token)
+    const answer = await graphql(
+      '{ projects { edges { node { name tasks { edges { node { title project { name } } } } } } } }',
+      token
+    )
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+    assert.deepEqual(answer.body.data.projects.edges, [
+      {
+        node: {
+          name: 'Carl\u2019s project',
+          tasks: { edges: [{ node: { title: 'over GraphQL', project: { name: 'Carl\u2019s project' } } }] }
+        }
+      }
+    ])
+    const anonymous = await graphql('{ tasks { totalCount } }')
     assert.equal(anonymous.body.errors[0].extensions.code, 'UNAUTHENTICATED')
   })
 
-  it('serves socket.io clients that authenticate with the JWT, events included', async () => {
-    const token = await signUp('dora@example.com')
-    const socket: Socket = io(url, { transports: ['websocket'] })
-    const emit = (...args: unknown[]) =>
-      new Promise<any>((resolveCall, reject) =>
-        socket.emit(...(args as [string]), (error: unknown, result: unknown) =>
-          error ? reject(error) : resolveCall(result)
+  it("gives the app's typed REST client Feathers' shapes and aggregate, with no header of its own", async () => {
+    const token = await signUp('gus@example.com')
+    // The app's own compiled client (src/client.ts with the README's lines) over its @feathersjs/rest-client.
+    const fromApp = createRequire(join(app.dir, 'package.json'))
+    const { createClient } = fromApp('./lib/client.js')
+    const rest = fromApp('@feathersjs/rest-client')
+    const client = createClient(rest(url).fetch(fetch))
+    await client.authenticate({ strategy: 'jwt', accessToken: token })
+    const project = await client.service('projects').create({ name: 'typed' })
+    await client.service('tasks').create({ title: 'one', projectId: project.id })
+    await client.service('tasks').create({ title: 'two', projectId: project.id, done: true })
+    const page = await client.service('tasks').find({ query: { done: false, $sort: { title: 1 } } })
+    assert.deepEqual(
+      [page.total, page.limit, page.skip, page.data.map((task: { title: string }) => task.title)],
+      [1, 10, 0, ['one']]
+    )
+    const counts = await client.service('tasks').aggregate({ groupBy: [{ field: 'done' }], count: ['id'] })
+    assert.deepEqual(counts.map((group: any) => [group.groupBy.done, group.count.id]).sort(), [
+      [false, 1],
+      [true, 1]
+    ])
+  })
+
+  it("serves socket.io clients with the JWT, and the CLI's channels.ts sends no user another's records", async () => {
+    const connect = async (email: string) => {
+      const token = await signUp(email)
+      const socket: Socket = io(url, { transports: ['websocket'] })
+      const emit = (...args: unknown[]) =>
+        new Promise<any>((resolveCall, reject) =>
+          socket.emit(...(args as [string]), (error: unknown, result: unknown) =>
+            error ? reject(error) : resolveCall(result)
+          )
         )
-      )
-    try {
       await emit('create', 'authentication', { strategy: 'jwt', accessToken: token })
-      const event = new Promise<any>((resolveEvent) => socket.once('todo-items created', resolveEvent))
-      await call('POST', '/todo-items', { title: 'Over a socket' }, token)
-      assert.deepEqual(await event, { id: (await event).id, title: 'Over a socket', description: null })
-      const page = await emit('find', 'todo-items', { title: 'Over a socket' })
+      const created: Array<{ title: string }> = []
+      socket.on('tasks created', (task: { title: string }) => created.push(task))
+      return { token, socket, emit, created }
+    }
+    const dora = await connect('dora@example.com')
+    const eli = await connect('eli@example.com')
+    try {
+      const project = await dora.emit('create', 'projects', { name: 'Sockets' })
+      const task = await dora.emit('create', 'tasks', { title: 'Over a socket', projectId: project.id })
+      assert.deepEqual(task, { id: task.id, title: 'Over a socket', done: false, projectId: project.id })
+      const page = await dora.emit('find', 'tasks', { title: 'Over a socket' })
       assert.deepEqual(
-        page.data.map((item: { title: string }) => item.title),
-        ['Over a socket']
+        [page.total, page.limit, page.data.map((item: { title: string }) => item.title)],
+        [1, 10, ['Over a socket']]
       )
+      // Eli's own write comes after Dora's: once he hears it, he would have heard hers first.
+      const own = await eli.emit('create', 'projects', { name: 'Eli' })
+      await eli.emit('create', 'tasks', { title: 'Eli only', projectId: own.id })
+      const deadline = Date.now() + 5000
+      while (eli.created.length === 0 || dora.created.length === 0) {
+        assert.ok(Date.now() < deadline, 'the events did not arrive')
+        await new Promise((resolveWait) => setTimeout(resolveWait, 10))
+      }
+      assert.deepEqual(
+        eli.created.map((item) => item.title),
+        ['Eli only']
+      )
+      assert.deepEqual(dora.created, [
+        { id: task.id, title: 'Over a socket', done: false, projectId: project.id }
+      ])
     } finally {
-      socket.close()
+      dora.socket.close()
+      eli.socket.close()
     }
   })
 })

@@ -24,7 +24,10 @@ import {
   defineResource,
   errorHandler,
   feathersQuery,
+  feathersQueryConfiguration,
+  feathersQueryState,
   filterInputType,
+  paginateConfiguration,
   openApiDocument,
   searchFields,
   type AggregateOptions,
@@ -36,6 +39,7 @@ import {
   type DeleteOptions,
   type EndpointOptions,
   type ExportOptions,
+  type FeathersQueryConfiguration,
   type FeathersQueryOptions,
   type FeathersQueryState,
   type FieldOptions,
@@ -47,6 +51,7 @@ import {
   type GraphqlPagingStrategy,
   type GraphqlSchemaPart,
   type Guard,
+  type Logger,
   type ManyRelationDefinition,
   type JoinDefinition,
   type MultiMethod,
@@ -55,6 +60,7 @@ import {
   type OpenApiDocumentOptions,
   type OpenApiOptions,
   type Page,
+  type PageSizeSetting,
   type PagingStrategy,
   type Publisher,
   type QueryLimits,
@@ -140,9 +146,19 @@ const sqlite: SqliteOptions = { busyTimeout: 1000 }
 const graphqlOptions: GraphqlOptions = { path: '/graphql' }
 const openapi: OpenApiOptions = { path: '/openapi.json' }
 const documentOptions: OpenApiDocumentOptions = { info: { title: 'Projects' } }
+const configured: FeathersQueryConfiguration = {
+  graphql: { path: '/graphql' },
+  limits: { maxFilterDepth: 8 }
+}
+const paginate: PageSizeSetting = { default: 10, max: 50 }
+const logger: Logger = console
+export const configurationSchemas: object[] = [feathersQueryConfiguration, paginateConfiguration, configured]
+export const stateOf = (app: object): FeathersQueryState | undefined => feathersQueryState(app)
 export const pluginOptions = (Model: Knex): FeathersQueryOptions => ({
   Model,
   resources: [projects, steps],
+  paginate,
+  logger,
   graphql: graphqlOptions,
   openapi,
   sqlite,

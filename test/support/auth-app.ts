@@ -157,8 +157,11 @@ export const draftResource = defineResource({
 
 export const JWT_SECRET = 'feathers-query test secret, long enough for HS256'
 
-/** A Koa app with JWT settings, quiet Feathers error JSON, parsed authentication and bodies. */
-export function jwtApp(): Application {
+/**
+ * A Koa app with JWT settings, Feathers error JSON (quiet, or logged through the plugin's logger with
+ * `pluginLogger`), parsed authentication and bodies.
+ */
+export function jwtApp(options: { pluginLogger?: boolean } = {}): Application {
   const app = koa(feathers())
   app.set('authentication', {
     secret: JWT_SECRET,
@@ -167,7 +170,7 @@ export function jwtApp(): Application {
     authStrategies: ['jwt'],
     jwtOptions: { expiresIn: '1h' }
   })
-  app.use(errorHandler(() => {}))
+  app.use(options.pluginLogger ? errorHandler() : errorHandler(() => {}))
   app.use(parseAuthentication())
   app.use(bodyParser())
   return app
@@ -213,7 +216,7 @@ export async function createAuthApp(databaseUrl: string) {
         noteResource,
         draftResource
       ],
-      graphql: { logError: () => {} }
+      logger: { error: () => {} }
     })
   )
   const todoItems = app.service('todo-items') as unknown as FeathersService<Application, ResourceService>

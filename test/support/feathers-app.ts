@@ -55,7 +55,12 @@ export const clientTodoItems = defineResource({
   authorize: ownRecords
 })
 
-export const clientSubTasks = defineResource({ ...subTaskResource, authorize: carelessOwnRecords })
+/** Without multi, where the example has it: the many-record methods of such a resource are 405s. */
+export const clientSubTasks = defineResource({
+  ...subTaskResource,
+  multi: false,
+  authorize: carelessOwnRecords
+})
 
 function stampOwner(context: HookContext) {
   const now = new Date().toISOString()
@@ -168,7 +173,7 @@ export function createFeathersApp(options: FeathersAppOptions = {}) {
     const plugin = feathersQuery({
       Model: db,
       resources: [clientTodoItems, clientSubTasks, ...tagResources],
-      graphql: { logError: () => {} }
+      logger: { error: () => {} }
     })
     if (options.transportsAfterPlugin) app.configure(plugin)
     app.configure(rest())

@@ -1,5 +1,6 @@
 import { printSchema } from 'graphql'
 import type { TestServer } from './server'
+import { feathersQueryState } from '../../src'
 
 export interface GraphqlResponse<T = any> {
   status: number
@@ -29,7 +30,7 @@ export const cursor = (index: number) => Buffer.from(`arrayconnection:${index}`)
 
 /** The server's GraphQL schema as SDL without descriptions, all whitespace runs made one space. */
 export function compactSdl(server: TestServer) {
-  return printSchema(server.app.get('feathersQuery').graphqlSchema)
+  return printSchema(feathersQueryState(server.app)!.graphqlSchema!)
     .replace(/\s*"""[^]*?"""/g, '')
     .replace(/\s+/g, ' ')
 }

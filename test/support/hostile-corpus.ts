@@ -248,7 +248,8 @@ function restRequest(next: () => number, ids: number[]): HostileRequest {
     case 6:
       return {
         method: 'DELETE',
-        path: `/todo-items/${encodeURIComponent(next() < 0.5 ? String(missingId) : value().slice(0, 500))}`,
+        // Never empty: `DELETE /todo-items/` is Feathers' remove of every record the query reaches (multi).
+        path: `/todo-items/${encodeURIComponent(next() < 0.5 ? String(missingId) : value().slice(0, 500) || '\u0000')}`,
         headers: {}
       }
     default:

@@ -118,7 +118,8 @@ export function mutationAppFactory(graphql: GraphqlOptions = {}) {
       feathersQuery({
         Model: db,
         resources: [folderResource, noteResource, labelResource],
-        graphql: { logError: () => {}, ...graphql }
+        logger: { error: () => {} },
+        graphql
       })
     )
     for (const path of ['folders', 'notes']) {

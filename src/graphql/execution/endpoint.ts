@@ -26,14 +26,13 @@ import { graphqlPageSizes } from '../fields/collection-args'
 import { compiledExecution } from './compiled-execution'
 import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
+import { logFailure, loggerOf } from '../../common/logger'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
   path?: string
   /** Contributions to the schema from other features. */
   parts?: GraphqlSchemaPart[]
-  /** Receives unexpected errors, which clients see only as INTERNAL_SERVER_ERROR (default console.error). */
-  logError?: GraphqlErrorLogger
   /** What one request may cost: size, depth and complexity of the document, statements, connections. */
   limits?: GraphqlLimits
   /** Subscriptions (GraphQL over WebSocket, graphql-ws) at the same path; `false` leaves them out. */
@@ -50,7 +49,8 @@ export function graphqlMiddleware(
   options: GraphqlOptions = {}
 ) {
   const path = options.path ?? '/graphql'
-  const log = options.logError ?? ((error: unknown) => console.error(error))
+  // Unexpected errors, which clients see only as INTERNAL_SERVER_ERROR, go to the plugin's logger.
+  const log: GraphqlErrorLogger = (error) => logFailure(loggerOf(app), error)
   const schema = buildGraphqlSchema(resources, options.parts)
   const limits = resolveLimits(options.limits)
   const documents = documentCache(

@@ -165,36 +165,15 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
   return server
 }
 
-/**
- * Runs `start` on each `setup` with the HTTP server (one WebSocket server per `setup`: an application may
- * listen, tear down and listen again), upgrading that server's requests, and disposes of it on `teardown`.
- */
-function runWithApplication(
-  app: Application,
-  start: () => {
-    server: { dispose(): unknown }
-    upgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void
-  }
-) {
-  let running: (ReturnType<typeof start> & { httpServer?: Server }) | undefined
-  const { setup, teardown } = app
-  Object.assign(app, {
-    async setup(this: Application, httpServer?: Server, ...rest: unknown[]) {
-      running = { ...start(), httpServer }
-      httpServer?.on?.('upgrade', running.upgrade)
-      return (setup as (...args: unknown[]) => Promise<unknown>).call(this, httpServer, ...rest)
-    },
-    async teardown(this: Application, httpServer?: Server, ...rest: unknown[]) {
-      const stopping = running
-      running = undefined
-      if (stopping) {
-        stopping.httpServer?.off?.('upgrade', stopping.upgrade)
-        // Closes every connection, then the WebSocket server.
-        await stopping.server.dispose()
-      }
-      return (teardown as (...args: unknown[]) => Promise<unknown>).call(this, httpServer, ...rest)
-    }
-  })
+type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
+
+export interface GraphqlWebSocket {
+  /** Upgrades the requests to the GraphQL path of `httpServer` (none without one: `app.setup()` alone). */
+  attach(httpServer?: Server): void
+  /** Closes every connection and stops upgrading. */
+  detach(): Promise<void>
+  /** How many subscribers each resource has now (for tests of clean-up). */
+  subscriberCount: ReturnType<typeof eventHubs>['subscriberCount']
 }
 
 /**
@@ -202,21 +181,33 @@ function runWithApplication(
  * subscriptions, and queries and mutations too, with the same schema, document limits, validation rules,
  * error codes and service calls as over HTTP. At most `maxSubscriptions` operations run at once per
  * connection (more are refused, TOO_MANY_SUBSCRIPTIONS); a subscriber that leaves more than
- * `maxQueuedEvents` events unread loses its connection (close code 4429). Started by `app.listen` (Feathers'
- * `setup` with the server), stopped by `app.teardown`.
+ * `maxQueuedEvents` events unread loses its connection (close code 4429). Attached to the HTTP server on
+ * each `app.setup` (`app.listen`: one WebSocket server per setup, since an application may listen, tear down
+ * and listen again), detached on `app.teardown`.
  */
-export function serveGraphqlWebSocket(app: Application, options: WebSocketOptions) {
+export function serveGraphqlWebSocket(app: Application, options: WebSocketOptions): GraphqlWebSocket {
   const hubs = eventHubs(app)
   const hooks = serverOptions(app, options, hubs)
-  runWithApplication(app, () => {
-    const wss = new WebSocketServer({ noServer: true })
-    const server = useServer<ConnectionPayload, ConnectionExtra>(hooks, wss)
-    const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (new URL(request.url ?? '/', 'http://localhost').pathname !== options.path) return
-      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
-    }
-    return { server, upgrade }
-  })
-  /** How many subscribers each resource has now (for tests of clean-up). */
-  return { subscriberCount: hubs.subscriberCount }
+  let running: { server: { dispose(): unknown }; httpServer?: Server; upgrade: UpgradeListener } | undefined
+  return {
+    attach(httpServer) {
+      const wss = new WebSocketServer({ noServer: true })
+      const server = useServer<ConnectionPayload, ConnectionExtra>(hooks, wss)
+      const upgrade: UpgradeListener = (request, socket, head) => {
+        if (new URL(request.url ?? '/', 'http://localhost').pathname !== options.path) return
+        wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
+      }
+      running = { server, httpServer, upgrade }
+      httpServer?.on?.('upgrade', upgrade)
+    },
+    async detach() {
+      const stopping = running
+      running = undefined
+      if (!stopping) return
+      stopping.httpServer?.off?.('upgrade', stopping.upgrade)
+      // Closes every connection, then the WebSocket server.
+      await stopping.server.dispose()
+    },
+    subscriberCount: hubs.subscriberCount
+  }
 }

@@ -10,6 +10,7 @@ import { exportedPages, type ReadPage } from './batches'
 import { collectionQueryParser, EXPORT_QUERY_OPTIONS } from '../collection-query'
 import { restParams } from '../params'
 import { csvPageEncoder } from './csv'
+import { logFailure, loggerOf } from '../../common/logger'
 
 /**
  * Reads the first page before anything is sent, so that a failure up to there (hooks, authorization, the
@@ -74,8 +75,8 @@ export function exportRoute(router: Router, app: Application, resource: Resolved
     // ending the chunked response normally.
     pipeline(csv, body, (error) => {
       if (!error) return
-      // A client that went away is not a server failure; anything else is, and is logged the Koa way.
-      if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? '')) ctx.app.emit('error', error, ctx)
+      // A client that went away is not a server failure; anything else is, and goes to the plugin's logger.
+      if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? '')) logFailure(loggerOf(ctx.app), error)
       if (!ctx.res.destroyed) ctx.res.destroy(error)
     })
     ctx.status = 200

@@ -1,0 +1,55 @@
+import { ConfigurationError } from '../common/errors'
+import type { Logger } from '../common/logger'
+import type { GraphqlOptions } from '../graphql/execution/endpoint'
+import type { OpenApiOptions } from '../openapi/middleware'
+import type { FeathersQueryConfiguration } from './configuration'
+
+export interface SurfaceOptions {
+  graphql?: GraphqlOptions | false
+  openapi?: OpenApiOptions | false
+  logger?: Logger
+}
+
+const APP_WIDE = ['graphql', 'openapi', 'logger'] as const
+
+export interface AppWideOptions {
+  /** Takes the application-wide options a call gives; each may be given by one call only. */
+  take(options: SurfaceOptions, call: string): SurfaceOptions
+  /** The options as the calls and the configuration left them. */
+  current(): SurfaceOptions
+}
+
+/**
+ * The options that hold for the whole application (the GraphQL endpoint, the OpenAPI document, the logger):
+ * from the configuration's `feathersQuery`, and from whichever `feathersQuery()` call gives them (its
+ * object over the configuration's). Two calls giving the same one is a start-up error naming both, rather
+ * than one silently winning.
+ */
+export function appWideOptions(configuration: FeathersQueryConfiguration): AppWideOptions {
+  const options: SurfaceOptions = {
+    graphql: configuration.graphql,
+    openapi: configuration.openapi as OpenApiOptions | false | undefined
+  }
+  const givenBy = new Map<string, string>()
+  return {
+    take(given, call) {
+      for (const name of APP_WIDE) {
+        if (given[name] === undefined) continue
+        if (givenBy.has(name)) {
+          throw new ConfigurationError(
+            `feathersQuery({ ${name} }) is given twice: by ${givenBy.get(name)} and by ${call}. It holds ` +
+              'for the whole application: give it once (or in the configuration, key feathersQuery).'
+          )
+        }
+        givenBy.set(name, call)
+        const configured = options[name]
+        options[name] =
+          configured && given[name] && typeof given[name] === 'object' && name !== 'logger'
+            ? ({ ...configured, ...given[name] } as never)
+            : (given[name] as never)
+      }
+      return given
+    },
+    current: () => options
+  }
+}

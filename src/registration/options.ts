@@ -1,0 +1,34 @@
+import type { Knex } from 'knex'
+import type { ResourceDefinition } from '../resource/definition'
+import type { SqliteOptions } from '../dialect/better-sqlite3'
+import type { GraphqlOptions } from '../graphql/execution/endpoint'
+import type { OpenApiOptions } from '../openapi/middleware'
+import type { QueryLimits } from '../resource/query-limits'
+import type { Logger } from '../common/logger'
+import type { PageSizeSetting } from './configuration'
+
+/** What one `feathersQuery()` call takes. */
+export interface FeathersQueryOptions {
+  /** The knex instance these resources' tables live in (the CLI app's `app.get('sqliteClient')`, ...). */
+  Model?: Knex
+  /** The resources this call registers (none for a call that gives only application-wide options). */
+  resources?: ResourceDefinition[]
+  /**
+   * Page sizes of these resources where a resource sets none (`query.defaultResultSize`, `maxResultsSize`):
+   * Feathers' `paginate` service option. Default: the application's `paginate` configuration.
+   */
+  paginate?: PageSizeSetting
+  /** SQLite through better-sqlite3: how long a write waits for another process's lock, statement reuse. */
+  sqlite?: SqliteOptions
+  /** What a filter may hold on every surface, and the statements kept per shape (defaults in QueryLimits). */
+  limits?: QueryLimits
+  /**
+   * For the whole application (give each of these in one call, or in the configuration's `feathersQuery`):
+   * the GraphQL endpoint (at `/graphql` unless configured; `false` leaves it out).
+   */
+  graphql?: GraphqlOptions | false
+  /** For the whole application: the OpenAPI document (at `/openapi.json` unless configured); `false` leaves it out. */
+  openapi?: OpenApiOptions | false
+  /** For the whole application: where server failures are logged (every surface and events; default console). */
+  logger?: Logger
+}
