@@ -3,6 +3,10 @@ import type { Channel } from '@feathersjs/transport-commons'
 import type { ResolvedResource } from '../resource/resolved'
 import { admitsRecord } from '../authorization/record-admission'
 import { fullRecord } from '../service/written-records'
+import { breathEvery } from '../common/breather'
+
+/** How many connections are decided between two turns of the event loop (see `breathEvery`). */
+const DECISIONS_PER_BREATH = 16
 
 type Channels = Channel | Channel[] | void
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -47,10 +51,12 @@ async function admittedChannels(publisher: Publisher, data: any, context: HookCo
   const record = fullRecord(resource, data, context)
   const admitted = new Set<unknown>()
   const decided = new Set<unknown>()
+  const breathe = breathEvery(DECISIONS_PER_BREATH)
   for (const channel of list) {
     for (const connection of channel.connections) {
       if (decided.has(connection)) continue
       decided.add(connection)
+      await breathe()
       const params = { provider: 'socketio', ...connection }
       if (await admitsRecord(resource, context.service, params, record)) admitted.add(connection)
     }

@@ -1,6 +1,6 @@
 import type { Application } from '@feathersjs/koa'
+import { PROTOTYPE_KEYS } from '../common/plain-json'
 
-const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype))
 
 /**
  * Feathers' service router keeps path segments as keys of plain objects, so a path segment named like an

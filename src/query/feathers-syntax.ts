@@ -1,5 +1,6 @@
 import type { Query } from '@feathersjs/feathers'
 import { badField } from '../common/errors'
+import { checkPlainJson } from '../common/plain-json'
 import type { ResolvedResource } from '../resource/resolved'
 import type { FieldComparison, Filter, Scalar, SortField } from '../model/query'
 
@@ -25,6 +26,12 @@ const OPERATORS: Record<string, keyof FieldComparison> = {
 }
 
 const LIST_OPERATORS = new Set(['$in', '$nin'])
+
+/**
+ * How deep a query's JSON may nest, far beyond what the filter limits let through (16 levels of `$or`/`$and`,
+ * 3 of relation filters): anything deeper is refused before any of it is read.
+ */
+const MAX_QUERY_NESTING = 100
 
 /** The query's parts that are not filters. */
 const SPECIAL = new Set(['$limit', '$skip', '$sort', '$select', '$or', '$and'])
@@ -78,6 +85,7 @@ export class FeathersQueryParser {
   parse(query: Query | undefined, options: FeathersSyntaxOptions): FeathersRequest {
     if (query === undefined || query === null) return { skip: 0 }
     if (typeof query !== 'object' || Array.isArray(query)) throw badField('query', 'must be an object')
+    checkPlainJson(query, 'query', MAX_QUERY_NESTING)
     const request: FeathersRequest = { skip: 0 }
     for (const name of ['$limit', '$skip', '$sort']) {
       if (!options.collection && query[name] !== undefined) {

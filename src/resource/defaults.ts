@@ -39,7 +39,10 @@ export const DEFAULTS = Object.freeze({
     maxDocumentBytes: 100_000,
     documentCacheBytes: 20_000_000,
     maxSubscriptions: 10,
-    maxQueuedEvents: 100
+    maxQueuedEvents: 100,
+    maxMessageBytes: 1_048_576,
+    maxConnections: 1000,
+    maxConnectionsPerUser: 10
   })
 })
 

@@ -19,6 +19,7 @@ import {
   checkDocumentSize,
   operationLimits,
   resolveLimits,
+  variablesNestingError,
   type GraphqlLimits
 } from './limits'
 import { documentCache } from './document-cache'
@@ -78,6 +79,7 @@ export function graphqlMiddleware(
           validate: documents.validate,
           rules: validationRules,
           formatError,
+          checkVariables: variablesNestingError,
           limits
         })
   const handle = createHandler<GraphqlContext>({

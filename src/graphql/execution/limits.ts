@@ -36,6 +36,15 @@ export interface GraphqlLimits {
    * connection (code 4429), so a client that stops reading cannot make the server hold an unbounded backlog.
    */
   maxQueuedEvents?: number
+  /** Largest WebSocket message in bytes, as large as an HTTP body may be (default 1 MiB); larger closes (1009). */
+  maxMessageBytes?: number
+  /** Most GraphQL WebSocket connections the process holds at once (default 1,000); more are closed (4429). */
+  maxConnections?: number
+  /**
+   * Most GraphQL WebSocket connections of one user (by the token's subject), or of one address for anonymous
+   * callers, at once (default 10); more are closed (4429).
+   */
+  maxConnectionsPerUser?: number
 }
 
 export const DEFAULT_LIMITS: Required<GraphqlLimits> = DEFAULTS.graphqlLimits

@@ -1,5 +1,6 @@
 import type { HookContext } from '@feathersjs/feathers'
 import { admitsRecord } from '../../authorization/record-admission'
+import { breathEvery } from '../../common/breather'
 import { WRITE_EVENTS } from '../../feathers/external-records'
 import { matchesFilter } from '../../query/match-filter'
 import { fullRecord, writtenRecords } from '../../service/written-records'
@@ -7,6 +8,9 @@ import type { Filter } from '../../model/query'
 import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceParams, ResourceRecord } from '../../model/records'
 import type { SubscriptionKind } from '../fields/context'
+
+/** How many admissions are decided between two turns of the event loop. */
+const DECISIONS_PER_BREATH = 16
 
 export interface Subscriber {
   kind: SubscriptionKind
@@ -36,7 +40,8 @@ function kindOf(event: string, context: HookContext): SubscriptionKind | undefin
  * The subscribers of one resource, fed by its service's Feathers events, so that writes from REST, GraphQL,
  * socket.io and internal calls all notify. Listeners are on the service only while someone subscribes.
  * Each record reaches a subscriber only if the resource's `authorize` admits it for the subscriber's
- * connection (as if read with `get`) and it matches the subscriber's filter; events carry records without
+ * connection (as if read with `get`), decided first, and it matches the subscriber's filter (a matcher
+ * linear in the text, whatever the pattern); the event loop breathes between decisions. Events carry records without
  * hidden and filterOnly fields. A multi patch or remove reports once, with the count of records the
  * subscriber may see.
  */
@@ -93,9 +98,17 @@ export class ResourceEvents {
     if (kind === 'updatedMany' || kind === 'deletedMany')
       return this.dispatchCount(kind, subscribers, context)
     const record = fullRecord(this.resource, data, context)
+    const breathe = breathEvery(DECISIONS_PER_BREATH)
+    // One decision per connection, however many of its subscriptions listen.
+    const admitted = new Map<ResourceParams, Promise<boolean>>()
     for (const subscriber of subscribers) {
+      await breathe()
+      let admits = admitted.get(subscriber.params)
+      if (!admits) admitted.set(subscriber.params, (admits = this.admits(subscriber, record)))
+      // `authorize` first: a subscriber's own filter never runs on a record it may not see.
+      if (!(await admits)) continue
       if (subscriber.filter && !matchesFilter(this.resource, record, subscriber.filter, true)) continue
-      if (await this.admits(subscriber, record)) subscriber.deliver(data)
+      subscriber.deliver(data)
     }
   }
 
@@ -103,9 +116,13 @@ export class ResourceEvents {
     if (this.counted.has(context)) return
     this.counted.add(context)
     const records = writtenRecords(context)
+    const breathe = breathEvery(DECISIONS_PER_BREATH)
     for (const subscriber of subscribers) {
       let count = 0
-      for (const record of records) if (await this.admits(subscriber, record)) count++
+      for (const record of records) {
+        await breathe()
+        if (await this.admits(subscriber, record)) count++
+      }
       if (count === 0) continue
       subscriber.deliver(kind === 'updatedMany' ? { updatedCount: count } : { deletedCount: count })
     }

@@ -17,6 +17,12 @@ import { resourceService } from '../../service/resource-service'
 import type { ResourceParams } from '../../model/records'
 import { graphqlContextOf, type SubscriptionSource } from '../fields/context'
 import { eventStream } from './event-stream'
+import {
+  connectionAdmission,
+  TOKEN_EXPIRED_CLOSE_CODE,
+  TOO_MANY_CONNECTIONS_CLOSE_CODE,
+  type ConnectionLimits
+} from './connection-admission'
 import { ResourceEvents } from './resource-events'
 import { copyWith } from '../../common/copy-with'
 
@@ -35,10 +41,13 @@ export interface WebSocketOptions {
   ): readonly GraphQLError[]
   rules: readonly ValidationRule[]
   formatError(error: GraphQLError): GraphQLError
-  limits: {
+  /** Refuses variables the execution must not see (nested too deep), as over HTTP. */
+  checkVariables(variables: unknown): GraphQLError | undefined
+  limits: ConnectionLimits & {
     maxConcurrentStatements: number
     maxSubscriptions: number
     maxQueuedEvents: number
+    maxMessageBytes: number
   }
 }
 
@@ -59,19 +68,38 @@ function tokenOf(connectionParams: Record<string, unknown> | undefined) {
  * The params every call of a connection carries: the upgrade request's headers and, with a JWT in
  * `connectionParams`, the authentication (so guards such as `authenticate('jwt')` verify it on each
  * subscription) and the user it names (for `authorize` on each event). A token the application's
- * authentication service refuses closes the connection (4403 Forbidden).
+ * authentication service refuses closes the connection (4403 Forbidden); one that expires later ends it
+ * then (4401), as Feathers ends a socket.io connection, with every subscription it opened.
  */
-async function connectionParamsOf(app: Application, context: ConnectionContext): Promise<ResourceParams> {
+interface Connection {
+  params: ResourceParams
+  /** Who holds the connection, for the limits: the token's subject, or the address of an anonymous caller. */
+  caller: string
+  /** When the token expires, in epoch milliseconds. */
+  expires?: number
+}
+
+async function connectionOf(app: Application, context: ConnectionContext): Promise<Connection> {
   const params: ResourceParams = { headers: context.extra.request.headers }
   const accessToken = tokenOf(context.connectionParams)
-  if (accessToken === undefined) return params
+  if (accessToken === undefined) {
+    return { params, caller: `address ${context.extra.request.socket.remoteAddress}` }
+  }
   const authentication = { strategy: 'jwt', accessToken }
   const service = (app as { defaultAuthentication?: () => unknown }).defaultAuthentication?.() as
     | { authenticate(data: unknown, params: unknown, ...strategies: string[]): Promise<{ user?: unknown }> }
     | undefined
   if (!service) throw new NotAuthenticated('This application has no authentication service')
-  const result = await service.authenticate(authentication, { provider: 'graphql' }, 'jwt')
-  return copyWith(params, { authentication, user: result.user }) as ResourceParams
+  const result = (await service.authenticate(authentication, { provider: 'graphql' }, 'jwt')) as {
+    user?: unknown
+    authentication?: { payload?: { sub?: unknown; exp?: unknown } }
+  }
+  const { sub, exp } = result.authentication?.payload ?? {}
+  return {
+    params: copyWith(params, { authentication, user: result.user }) as ResourceParams,
+    caller: `user ${String(sub)}`,
+    expires: typeof exp === 'number' ? exp * 1000 : undefined
+  }
 }
 
 /** The subscribers of each resource, made on the first subscription to it. */
@@ -123,7 +151,8 @@ function tooManySubscriptions(maxSubscriptions: number) {
  */
 function serverOptions(app: Application, options: WebSocketOptions, hubs: ReturnType<typeof eventHubs>) {
   const { limits } = options
-  const connections = new WeakMap<ConnectionContext, ResourceParams>()
+  const connections = new WeakMap<ConnectionContext, Connection & { expiry?: NodeJS.Timeout }>()
+  const admission = connectionAdmission(limits)
   // As graphql-http does over HTTP: GraphQL's own rules, then the plugin's. The documents' cache keeps one
   // judgement per document, so both transports must judge with the same rules.
   const rules = [...specifiedRules, ...options.rules]
@@ -132,12 +161,34 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
   const server: ServerOptions<ConnectionPayload, Extra & Partial<ConnectionExtra>> = {
     schema: options.schema,
     async onConnect(context) {
+      let connection: Connection
       try {
-        connections.set(context, await connectionParamsOf(app, context))
-        return true
+        connection = await connectionOf(app, context)
       } catch {
         return false
       }
+      const socket = context.extra.socket
+      const refusal = admission.admit(connection.caller)
+      if (refusal) {
+        socket.close(TOO_MANY_CONNECTIONS_CLOSE_CODE, refusal)
+        return false
+      }
+      const expiry =
+        connection.expires === undefined
+          ? undefined
+          : setTimeout(
+              () => socket.close(TOKEN_EXPIRED_CLOSE_CODE, 'The access token expired'),
+              Math.max(0, connection.expires - Date.now())
+            ).unref()
+      connections.set(context, { ...connection, expiry })
+      return true
+    },
+    onClose(context) {
+      const connection = connections.get(context)
+      if (!connection) return
+      connections.delete(context)
+      clearTimeout(connection.expiry)
+      admission.release(connection.caller)
     },
     onSubscribe(context, _id, payload) {
       if (Object.keys(context.subscriptions).length > limits.maxSubscriptions) {
@@ -152,7 +203,9 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
       }
       const errors = options.validate(options.schema, document, rules)
       if (errors.length) return errors.map(options.formatError)
-      const params = connections.get(context) ?? {}
+      const tooDeep = options.checkVariables(payload.variables)
+      if (tooDeep) return [options.formatError(tooDeep)]
+      const params = connections.get(context)?.params ?? {}
       const events = eventsOf(hubs, limits.maxQueuedEvents, params, context.extra.socket)
       const contextValue = graphqlContextOf(app, params, limits.maxConcurrentStatements, events)
       const { operationName, variables: variableValues } = payload
@@ -191,7 +244,8 @@ export function serveGraphqlWebSocket(app: Application, options: WebSocketOption
   let running: { server: { dispose(): unknown }; httpServer?: Server; upgrade: UpgradeListener } | undefined
   return {
     attach(httpServer) {
-      const wss = new WebSocketServer({ noServer: true })
+      // Messages as large as HTTP bodies may be, not ws' 100 MiB: a larger one closes the connection (1009).
+      const wss = new WebSocketServer({ noServer: true, maxPayload: options.limits.maxMessageBytes })
       const server = useServer<ConnectionPayload, ConnectionExtra>(hooks, wss)
       const upgrade: UpgradeListener = (request, socket, head) => {
         if (new URL(request.url ?? '/', 'http://localhost').pathname !== options.path) return

@@ -1,0 +1,13 @@
+import { setImmediate } from 'node:timers/promises'
+
+/**
+ * A pause that lets the event loop answer other requests. Work decided in promises that settle at once (an
+ * `authorize` rule without I/O) runs as microtasks, which starve every socket until the loop turns: one write
+ * fanned out to thousands of subscribers must take breaths.
+ */
+export function breathEvery(decisions: number) {
+  let count = 0
+  return async () => {
+    if (++count % decisions === 0) await setImmediate()
+  }
+}
