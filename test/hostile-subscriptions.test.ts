@@ -5,6 +5,7 @@ import { createClient, type Client } from 'graphql-ws'
 import { io } from 'socket.io-client'
 import WebSocket from 'ws'
 import { accessToken } from './support/auth-app'
+import { graphql } from './support/graphql'
 import { mutationAppFactory } from './support/mutation-app'
 import { forEachDatabase, type TestServer } from './support/server'
 
@@ -79,6 +80,23 @@ forEachDatabase('Hostile subscribers and queries: the example app, anonymous cli
     const matching = await env.server.http('POST', '/todo-items', { title: 'aaaaaaaaaab' })
     await until(() => state.events.length === 1, 'the matching event')
     assert.deepEqual(state.events, [{ createdTodoItem: { id: String(matching.body.id) } }])
+  })
+
+  it('reads an empty member of or as "every record" in SQL and in the event matcher alike', async () => {
+    const client = graphqlWs(env.server)
+    clients.push(client)
+    const filter = '{ or: [{}, { title: { eq: "no such title" } }] }'
+    const { state, connected } = subscribe(
+      client,
+      `subscription { createdTodoItem(input: { filter: ${filter} }) { title } }`
+    )
+    await connected
+    await until(() => env.server.app.service('todo-items').listenerCount('created') > 0, 'the subscription')
+    await env.server.http('POST', '/todo-items', { title: 'any title' })
+    await until(() => state.events.length === 1, 'the event')
+    const total = await env.server.db('todo_items').count({ count: '*' })
+    const answer = await graphql(env.server, `{ todoItems(filter: ${filter}) { totalCount } }`)
+    assert.equal(answer.data.todoItems.totalCount, Number(total[0].count))
   })
 
   it('closes a connection whose message is larger than an HTTP body may be (1009), and serves on', async () => {

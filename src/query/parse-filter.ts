@@ -69,6 +69,9 @@ class FilterParser {
           return this.conjunction(scope, sub, `${at}.${index}`, depth + 1)
         })
         this.key += ')'
+        // A member without a condition holds for every record ({} is "everything", as the whole filter is),
+        // so an `or` with one restricts nothing; the event matcher reads it the same way.
+        if (key === 'or' && members.some((member) => member.length === 0)) continue
         conditions.push({ operator: key, members })
         continue
       }
