@@ -86,3 +86,68 @@ for (const name of networked) {
     }
   })
 }
+
+/** Whether a statement of `db`'s server waits for a row lock another transaction holds. */
+async function someoneWaitsForALock(db: knex.Knex, name: 'mysql' | 'postgres') {
+  if (name === 'postgres') {
+    const { rows } = await db.raw(
+      "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+    )
+    return rows[0].waiting > 0
+  }
+  // MariaDB lists the waiting UPDATE in its process list, state "Updating", while the row lock is held.
+  const [rows] = await db.raw(
+    "SELECT count(*) AS waiting FROM information_schema.processlist WHERE state = 'Updating' AND info LIKE 'update %'"
+  )
+  return Number(rows[0].waiting) > 0
+}
+
+for (const name of networked) {
+  describe(`A multi write racing a delete [${name}]`, function () {
+    let server: TestServer
+    afterEach(() => server?.close())
+
+    it('answers a multi patch whose records another call removed meanwhile with a 409 to retry, not a 403', async function () {
+      this.timeout(60000)
+      server = await startServer(name)
+      const ids = await seedTodoItems(server.db, [
+        { title: 'race a' },
+        { title: 'race b' },
+        { title: 'race c' }
+      ])
+      // Another connection removes one of them and holds its lock, so the patch reaches all three, then waits.
+      const trx = await server.db.transaction()
+      try {
+        await trx('todo_items').where('id', ids[2]).delete()
+        const patch = server.http(
+          'PATCH',
+          '/todo-items?title[$like]=race%25',
+          { priority: 7 },
+          {
+            'x-query-syntax': 'feathers'
+          }
+        )
+        let answered: unknown
+        void patch.then((response) => (answered = response.text))
+        const deadline = Date.now() + 10000
+        while (!(await someoneWaitsForALock(server.db, name))) {
+          assert.ok(Date.now() < deadline && answered === undefined, `the patch never waited: ${answered}`)
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+        await trx.commit()
+        const response = await patch
+        assert.equal(response.status, 409, response.text)
+        assert.equal(response.body.name, 'Conflict')
+        assert.match(response.body.message, /try again/)
+        // Nothing of the refused patch is left.
+        const rows = await server.db('todo_items').whereIn('id', ids).orderBy('id')
+        assert.deepEqual(
+          rows.map((row) => Number(row.priority)),
+          [0, 0]
+        )
+      } finally {
+        if (!trx.isCompleted()) await trx.rollback()
+      }
+    })
+  })
+}

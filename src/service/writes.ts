@@ -1,4 +1,4 @@
-import { BadRequest, Forbidden } from '@feathersjs/errors'
+import { BadRequest, Conflict, Forbidden } from '@feathersjs/errors'
 import type { Id } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { copyWith } from '../common/copy-with'
@@ -134,6 +134,11 @@ async function idsReached(
   return rows.map((row) => row[store.resource.idField.column] as Id)
 }
 
+/** Another call changed the records a multi write reached, between reaching and writing them: retryable. */
+function concurrentChange(store: ResourceStore, doing: string) {
+  return new Conflict(`${store.resource.name} records changed while ${doing} them; try again`)
+}
+
 /** Changes every record `filter` reaches (at most `max`) to `row` (encoded) and answers their `fields`. */
 export function changeRecords(
   store: ResourceStore,
@@ -147,8 +152,16 @@ export function changeRecords(
     const ids = await idsReached(store, 'patch', inner, filter, max)
     if (ids.length === 0) return []
     const byId: Filter = { [store.resource.idField.name]: { in: ids as Scalar[] } }
-    if (Object.keys(row).length > 0) await runWrite(store, (await writable(store, inner, byId))().update(row))
+    const changed =
+      Object.keys(row).length > 0
+        ? await runWrite(store, (await writable(store, inner, byId))().update(row))
+        : ids.length
     const records = await readBack(store, inner, byId)
+    // Fewer changed than reached: another call removed some meanwhile (PostgreSQL's READ COMMITTED lets it),
+    // which a retry resolves. All changed but fewer readable: the change itself moved them out of reach.
+    if (changed < ids.length || (Object.keys(row).length === 0 && records.length < ids.length)) {
+      throw concurrentChange(store, 'patching')
+    }
     if (records.length < ids.length) {
       throw new Forbidden(`The update would move ${store.resource.name} records outside what you may access`)
     }
@@ -181,7 +194,7 @@ export function removeRecords(
       softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete()
     )
     if (removed !== records.length) {
-      throw id === null ? new Forbidden('Records changed while removing them') : notFound(store, id)
+      throw id === null ? concurrentChange(store, 'removing') : notFound(store, id)
     }
     const answered = answeredRecords(records, fields)
     return id === null ? answered : answered[0]
