@@ -1,7 +1,6 @@
 import type { Application } from '@feathersjs/koa'
 import { PROTOTYPE_KEYS } from '../common/plain-json'
 
-
 /**
  * Feathers' service router keeps path segments as keys of plain objects, so a path segment named like an
  * `Object.prototype` property (`/todo-items/__proto__`, `/todo-items/constructor`) makes its lookup throw,
