@@ -43,6 +43,7 @@ const subTasksService = (app: Application) => {
 }
 const tagsService = (app: Application) => {
   app.configure(feathersQuery({ Model: app.get('db'), resources: tagResources }))
+  app.service('tags').hooks({ before: { create: [stampOwner] } })
 }
 const todoItemsService = (app: Application) => {
   app.configure(feathersQuery({ Model: app.get('db'), resources: [securedTodoItems] }))
@@ -99,7 +100,9 @@ async function socketUser(server: TestServer, user: string) {
     .create({ strategy: 'jwt', accessToken: await accessToken(server, user) })
   const created: Array<{ title: string }> = []
   client.service('todo-items').on('created', (record: { title: string }) => created.push(record))
-  return { client, connection, created }
+  const tags: unknown[] = []
+  client.service('tags').on('created', (tag: unknown) => tags.push(tag))
+  return { client, connection, created, tags }
 }
 
 async function until(condition: () => boolean, what: string) {
@@ -168,11 +171,17 @@ forEachDatabase(
     it("sends no event to a connection whose user the resource's authorize does not admit, with the CLI's channels", async () => {
       const ann = await socketUser(env.server, 'ann')
       const bob = await socketUser(env.server, 'bob')
+      // Eve is suspended: the rule throws for her, which admits nothing.
+      const eve = await socketUser(env.server, 'eve')
       try {
         await ann.client.service('todo-items').create({ title: 'for ann only' })
         await bob.client.service('todo-items').create({ title: 'for bob only' })
         // Each hears their own; events are sent in order, so once Bob has his, Ann's would have come first.
         await until(() => bob.created.length === 1 && ann.created.length === 1, 'both events')
+        // Whatever Eve was sent of those went out with them; a later event of a rule-free resource follows it.
+        await env.server.app.service('tags').create({ name: 'after the items' })
+        await until(() => eve.tags.length === 1, "Eve's tag event")
+        assert.deepEqual(eve.created, [])
         assert.deepEqual(
           bob.created.map((record) => record.title),
           ['for bob only']
@@ -184,6 +193,7 @@ forEachDatabase(
       } finally {
         ann.connection.close()
         bob.connection.close()
+        eve.connection.close()
       }
     })
 

@@ -176,6 +176,20 @@ forEachDatabase('REST: TodoItem collection', (env) => {
     )
   })
 
+  it("reads a Feathers list longer than qs' 20 items as a list: $in with 25 ids", async () => {
+    // qs turns a bracketed list of more than 20 items into an object with index keys.
+    const wanted = ids.slice(2, 27)
+    const list = wanted.map((id) => `id[$in][]=${id}`).join('&')
+    const page = await env.server.http('GET', `/todo-items?${list}&$limit=50`, undefined, {
+      'x-query-syntax': 'feathers'
+    })
+    assert.equal(page.status, 200, page.text)
+    assert.deepEqual(
+      page.body.data.map((item: { id: number }) => item.id).sort((a: number, b: number) => a - b),
+      wanted
+    )
+  })
+
   it('pages with limit 25 by default, hasNextPage from one extra row, and totalCount', async () => {
     const first = await env.server.http('GET', '/todo-items')
     assert.equal(first.status, 200)
