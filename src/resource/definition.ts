@@ -112,6 +112,13 @@ export interface ManyRelationDefinition extends GraphqlPagingOptions {
    * those with at least one related record matching), as nestjs-query's `@FilterableRelation`. Off by default.
    */
   filterable?: boolean
+  /**
+   * One-to-many: what removing a record of this resource does when related records reference it, which the
+   * database may remove with it (`ON DELETE CASCADE`). `'refuse-hidden'` (the default, where the related
+   * resource has `authorize`): the remove is a 403 while any of them is one the caller may not remove
+   * itself, so that no user's remove takes another user's records. `'allow'`: the database's rule decides.
+   */
+  onDelete?: 'refuse-hidden' | 'allow'
 }
 
 /**

@@ -261,9 +261,20 @@ function linkMany(
   }
   // The foreign key is on the related resource...
   if (relation.foreignKey !== undefined) {
-    return { ...common, foreignKey: foreignKeyField(target, relation.foreignKey, where) }
+    const onDelete = relation.onDelete ?? 'refuse-hidden'
+    if (onDelete !== 'refuse-hidden' && onDelete !== 'allow') {
+      throw new ConfigurationError(`${where}: onDelete must be 'refuse-hidden' or 'allow'`)
+    }
+    return {
+      ...common,
+      foreignKey: foreignKeyField(target, relation.foreignKey, where),
+      refuseHiddenOnDelete: onDelete === 'refuse-hidden' && target.definition.authorize !== undefined
+    }
   }
   // ...or both keys are on the join resource.
+  if (relation.onDelete !== undefined) {
+    throw new ConfigurationError(`${where}: onDelete applies to one-to-many relations (foreignKey) only`)
+  }
   const { through } = relation
   const join = relatedResource(resource, name, through!, byName)
   return {

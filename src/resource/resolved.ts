@@ -71,6 +71,8 @@ export interface ResolvedHasManyRelation extends ManyRelationBase {
   /** Field of the target holding this resource's id. */
   foreignKey: ResolvedField
   through?: undefined
+  /** Whether removing a parent is refused while it has related records the caller may not remove. */
+  refuseHiddenOnDelete: boolean
 }
 
 /** Many-to-many: records of a join resource link this resource's records and the target's. */

@@ -33,7 +33,7 @@ import type { ResourceParams, ResourceRecord } from '../model/records'
 import { FeathersQueryParser, type FeathersRequest } from '../query/feathers-syntax'
 import { projection } from '../query/projection'
 import { callScope, type ScopeCall } from '../authorization/call-scope'
-import { readScope } from '../authorization/read-scope'
+import { callerOf, readScope } from '../authorization/read-scope'
 import { aggregateRecords, readGroupIndexes } from './aggregate'
 import { feathersPageSizes, findFeathersPage, type FeathersPageSizes } from './feathers-find'
 import { findRecords } from './find'
@@ -128,6 +128,19 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
    */
   readScope(caller: ResourceParams): Promise<Filter | undefined> {
     return this.scopeOfReads(caller)
+  }
+
+  /**
+   * Of the records `filter` reaches (soft-deleted ones aside), how many there are and how many this caller
+   * may remove, as `authorize` rules a remove (no `defaultFilter`): what a cascade from a parent would take.
+   */
+  async removableReach(caller: ResourceParams, filter: Filter): Promise<{ all: number; removable: number }> {
+    const unscoped = { transaction: caller.transaction }
+    const all = await this.store.count(unscoped, await this.store.visible(unscoped, filter))
+    if (all === 0) return { all, removable: 0 }
+    const params = { ...callerOf(caller), lookup: true }
+    const scoped = await this.scoped({ method: 'remove', params, id: null })
+    return { all, removable: await this.store.count(scoped, await this.store.visible(scoped, filter)) }
   }
 
   /** better-sqlite3 runs each statement on the event loop: while it reads, the server answers nobody. */

@@ -29,6 +29,8 @@ export function notFound(store: ResourceStore, id: Id) {
 export interface ReadScopeSource {
   readonly resource: ResolvedResource
   readScope(caller: ResourceParams): Promise<Filter | undefined>
+  /** Of the records `filter` reaches, how many there are and how many the caller may remove. */
+  removableReach(caller: ResourceParams, filter: Filter): Promise<{ all: number; removable: number }>
 }
 
 export interface ResourceStoreOptions {
@@ -119,7 +121,7 @@ export class ResourceStore {
     return relationScopes(roots, scopeOf, this.limits.maxRelationDepth)
   }
 
-  private relatedService(name: string): ReadScopeSource {
+  relatedService(name: string): ReadScopeSource {
     const service = this.related(name)
     if (!service) {
       throw new Error(`${this.resource.name}: no service of resource ${name} to ask what the caller may read`)

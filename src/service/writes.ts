@@ -12,6 +12,7 @@ import { findRecords } from './find'
 import type { MultiMethod } from './multi'
 import { notFound, type ResourceStore } from './store'
 import { answeredRecords } from './written-records'
+import { refuseHiddenChildren } from './cascades'
 
 /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */
 export async function inWriteTransaction<T>(
@@ -189,6 +190,7 @@ export function removeRecords(
     const records = await readBack(store, inner, reached)
     if (id !== null && records.length === 0) throw notFound(store, id)
     const { softDeleteColumn } = store.resource
+    if (!softDeleteColumn) await refuseHiddenChildren(store, inner, idValues)
     const builder = (await writable(store, inner, reached))()
     const removed = await runQuery(
       softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete()
