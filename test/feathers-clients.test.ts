@@ -872,6 +872,15 @@ forEachDatabase(
           }
         })
 
+        it('aggregate over rest-client and socket.io-client, scoped by authorize as find is', async () => {
+          for (const via of VIAS) {
+            const todos = clientOf(ann, via).service('todo-items').methods('aggregate')
+            const groups = await todos.aggregate({ groupBy: [{ field: 'completed' }], count: ['id'] })
+            const counted = groups.reduce((sum: number, group: any) => sum + group.count.id, 0)
+            assert.equal(counted, (await db()('todo_items').where('createdBy', 'ann')).length, via)
+          }
+        })
+
         it('a client cannot aggregate by partitionBy, which would read any stored field', async () => {
           // Relation aggregates partition by a foreign key, hidden or not: only the server's own calls may.
           for (const via of VIAS) {

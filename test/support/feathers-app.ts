@@ -1,6 +1,6 @@
 import { authenticate } from '@feathersjs/authentication'
 import { BadRequest, NotAuthenticated } from '@feathersjs/errors'
-import type { HookContext, NextFunction } from '@feathersjs/feathers'
+import type { FeathersService, HookContext, NextFunction } from '@feathersjs/feathers'
 import { KnexService } from '@feathersjs/knex'
 import { rest, type Application } from '@feathersjs/koa'
 import { resolve, resolveExternal, resolveResult, virtual } from '@feathersjs/schema'
@@ -11,7 +11,13 @@ import { migrateLatest } from '../../example/migrations'
 import { subTaskResource } from '../../example/resources/sub-task'
 import { tagResources } from '../../example/resources'
 import { todoItemResource } from '../../example/resources/todo-item'
-import { authorizedPublisher, defineResource, feathersQuery, type Filter } from '../../src'
+import {
+  authorizedPublisher,
+  defineResource,
+  feathersQuery,
+  type Filter,
+  type ResourceService
+} from '../../src'
 import { jwtApp, useJwtAuthentication, type User } from './auth-app'
 
 /**
@@ -185,8 +191,17 @@ export function createFeathersApp(options: FeathersAppOptions = {}) {
     if (!options.transportsAfterPlugin) app.configure(plugin)
 
     const jwt = authenticate('jwt')
+    // The record resolvers on the record methods: aggregate answers groups, not records.
+    const resolvers = [resolveExternal(todoExternalResolver), resolveResult(todoResultResolver)]
     app.service('todo-items').hooks({
-      around: { all: [resolveExternal(todoExternalResolver), resolveResult(todoResultResolver)] },
+      around: {
+        find: resolvers,
+        get: resolvers,
+        create: resolvers,
+        update: resolvers,
+        patch: resolvers,
+        remove: resolvers
+      },
       before: {
         // Per method, not a guard: authorize runs when the method runs, after these.
         find: [jwt, clientPaginate],
@@ -197,6 +212,10 @@ export function createFeathersApp(options: FeathersAppOptions = {}) {
         remove: [jwt]
       },
       after: { create: [auditCreation] }
+    })
+    // `aggregate` is the resource service's own method, which Feathers' hook types do not list.
+    ;(app.service('todo-items') as unknown as FeathersService<Application, ResourceService>).hooks({
+      before: { aggregate: [jwt] }
     })
     app.service('sub-tasks').hooks({
       around: { all: [jwt] },
