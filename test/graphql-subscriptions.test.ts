@@ -1,23 +1,11 @@
 import assert from 'node:assert/strict'
-import { createClient, type Client } from 'graphql-ws'
+import type { Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import { accessToken, bearer } from './support/auth-app'
 import { graphql } from './support/graphql'
 import { mutationAppFactory } from './support/mutation-app'
 import { forEachDatabase, type TestServer } from './support/server'
-
-const wsUrl = (server: TestServer) => server.baseUrl.replace(/^http/, 'ws') + '/graphql'
-
-/** A graphql-ws client of `server`, signed in with `token` when given. */
-function connect(server: TestServer, token?: string): Client {
-  return createClient({
-    url: wsUrl(server),
-    webSocketImpl: WebSocket,
-    connectionParams: token ? { accessToken: token } : {},
-    retryAttempts: 0,
-    lazy: true
-  })
-}
+import { graphqlWsClient, wsUrl } from './support/graphql-ws'
 
 interface Watch {
   events: any[]
@@ -66,7 +54,7 @@ forEachDatabase(
     let bobToken: string
     const clients: Client[] = []
     const client = (token?: string) => {
-      const made = connect(env.server, token)
+      const made = graphqlWsClient(env.server, token)
       clients.push(made)
       return made
     }

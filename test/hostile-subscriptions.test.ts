@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict'
 import { feathers } from '@feathersjs/feathers'
 import socketioClient from '@feathersjs/socketio-client'
-import { createClient, type Client } from 'graphql-ws'
+import type { Client } from 'graphql-ws'
 import { io } from 'socket.io-client'
 import WebSocket from 'ws'
 import { accessToken } from './support/auth-app'
 import { graphql } from './support/graphql'
 import { mutationAppFactory } from './support/mutation-app'
-import { forEachDatabase, type TestServer } from './support/server'
-
-const wsUrl = (server: TestServer) => server.baseUrl.replace(/^http/, 'ws') + '/graphql'
-
-function graphqlWs(server: TestServer, token?: string): Client {
-  return createClient({
-    url: wsUrl(server),
-    webSocketImpl: WebSocket,
-    connectionParams: token ? { accessToken: token } : {},
-    retryAttempts: 0,
-    lazy: true
-  })
-}
+import { forEachDatabase } from './support/server'
+import { graphqlWsClient, wsUrl } from './support/graphql-ws'
 
 /** Subscribes, resolving once the server acknowledged the connection; `errors` and `closed` fill as they come. */
 function subscribe(client: Client, query: string, variables?: Record<string, unknown>) {
@@ -60,7 +49,7 @@ forEachDatabase('Hostile subscribers and queries: the example app, anonymous cli
   })
 
   it('matches a like filter in time linear in the title, whatever the pattern (no backtracking)', async () => {
-    const client = graphqlWs(env.server)
+    const client = graphqlWsClient(env.server)
     clients.push(client)
     const pattern = '%a%a%a%a%a%a%a%a%a%a%b'
     const { state, connected } = subscribe(
@@ -83,7 +72,7 @@ forEachDatabase('Hostile subscribers and queries: the example app, anonymous cli
   })
 
   it('reads an empty member of or as "every record" in SQL and in the event matcher alike', async () => {
-    const client = graphqlWs(env.server)
+    const client = graphqlWsClient(env.server)
     clients.push(client)
     const filter = '{ or: [{}, { title: { eq: "no such title" } }] }'
     const { state, connected } = subscribe(
@@ -193,7 +182,7 @@ forEachDatabase(
       const token = await accessToken(env.server, 'ann')
       const opened: Array<ReturnType<typeof subscribe>> = []
       for (let index = 0; index < 11; index++) {
-        const client = graphqlWs(env.server, token)
+        const client = graphqlWsClient(env.server, token)
         clients.push(client)
         opened.push(subscribe(client, 'subscription { createdFolder { id } }'))
       }
@@ -203,7 +192,7 @@ forEachDatabase(
         refused.map(({ state }) => state.closed),
         [4429]
       )
-      const bob = graphqlWs(env.server, await accessToken(env.server, 'bob'))
+      const bob = graphqlWsClient(env.server, await accessToken(env.server, 'bob'))
       clients.push(bob)
       const other = subscribe(bob, 'subscription { createdFolder { id } }')
       await other.connected
@@ -211,7 +200,7 @@ forEachDatabase(
 
     it('ends the connection when its token expires (4401), with every subscription it opened', async () => {
       const token = await accessToken(env.server, 'ann', { expiresIn: '2s' })
-      const client = graphqlWs(env.server, token)
+      const client = graphqlWsClient(env.server, token)
       clients.push(client)
       const { state, connected } = subscribe(client, 'subscription { createdFolder { id } }')
       await connected
@@ -222,7 +211,7 @@ forEachDatabase(
     it("keeps another user's reads under a second while one user's subscriptions hear a 100-record create", async () => {
       const token = await accessToken(env.server, 'ann')
       for (let index = 0; index < 10; index++) {
-        const client = graphqlWs(env.server, token)
+        const client = graphqlWsClient(env.server, token)
         clients.push(client)
         const subscriptions = Array.from({ length: 10 }, () =>
           subscribe(client, 'subscription { createdFolder { id name } }')
