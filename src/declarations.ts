@@ -4,7 +4,7 @@ import type { ResolvedResource } from './resource/resolved'
 import type { ResourceService } from './service/resource-service'
 import './service/declarations'
 
-/** What `app.get('feathersQuery')` holds once the plugin is configured. */
+/** What `feathersQueryState(app)` answers once the plugin is configured (the GraphQL and OpenAPI parts after setup). */
 export interface FeathersQueryState {
   resources: ResolvedResource[]
   serviceOf(resource: ResolvedResource): ResourceService
