@@ -4,7 +4,10 @@ import type { ResolvedResource } from './resource/resolved'
 import type { ResourceService } from './service/resource-service'
 import './service/declarations'
 
-/** What `feathersQueryState(app)` answers once the plugin is configured (the GraphQL and OpenAPI parts after setup). */
+/**
+ * What `feathersQueryState(app)` answers once the plugin is configured (the GraphQL schema and the OpenAPI
+ * document once the app is set up).
+ */
 export interface FeathersQueryState {
   resources: ResolvedResource[]
   serviceOf(resource: ResolvedResource): ResourceService
