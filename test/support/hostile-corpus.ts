@@ -100,6 +100,22 @@ const HOSTILE_VALUES: unknown[] = [
   'x'.repeat(20000)
 ]
 
+/** The aggregate route's parameters, besides the filters of QUERY_NAMES. */
+const AGGREGATE_NAMES = [
+  'groupBy',
+  'count',
+  'countDistinct',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'having',
+  'sort',
+  'fill',
+  'timeZone',
+  'totalCount'
+]
+
 const QUERY_NAMES = [
   'limit',
   'offset',
@@ -172,10 +188,10 @@ function restRequest(next: () => number, ids: number[]): HostileRequest {
     const chosen = pick(next, HOSTILE_VALUES)
     return typeof chosen === 'string' ? chosen : json(chosen)
   }
-  const queryString = () => {
+  const queryString = (names = QUERY_NAMES) => {
     const parts = Array.from(
       { length: 1 + Math.floor(next() * 3) },
-      () => `${encodeURIComponent(pick(next, QUERY_NAMES))}=${encodeURIComponent(value().slice(0, 1500))}`
+      () => `${encodeURIComponent(pick(next, names))}=${encodeURIComponent(value().slice(0, 1500))}`
     )
     return parts.join('&')
   }
@@ -186,7 +202,14 @@ function restRequest(next: () => number, ids: number[]): HostileRequest {
     case 1:
       return { method: 'GET', path: `/todo-items/${encodeURIComponent(value().slice(0, 1500))}`, headers: {} }
     case 2:
-      return { method: 'GET', path: `/todo-items/export?${queryString()}`, headers: {} }
+      // The CSV export, or the aggregate route with its own parameters and the filters.
+      return next() < 0.5
+        ? { method: 'GET', path: `/todo-items/export?${queryString()}`, headers: {} }
+        : {
+            method: 'GET',
+            path: `/todo-items/aggregate?${queryString([...AGGREGATE_NAMES, ...QUERY_NAMES])}`,
+            headers: {}
+          }
     case 3: {
       // Creates are always invalid: a hostile value in a typed field, or an unknown field next to it.
       const field = pick(next, [
