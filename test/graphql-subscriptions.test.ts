@@ -81,13 +81,19 @@ forEachDatabase(
       assert.equal((await rest(annToken, 'POST', '/folders', { name: 'x-ann' })).status, 201)
       assert.equal((await rest(annToken, 'POST', '/folders', { name: 'y-ann' })).status, 201)
       assert.equal((await rest(bobToken, 'POST', '/folders', { name: 'x-bob', rank: 3 })).status, 201)
-      await until(() => annWatch.events.length >= 1 && bobWatch.events.length >= 1, 'events')
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // Sentinels: each subscriber's events come in order, so once its sentinel is in, nothing else is coming.
+      assert.equal((await rest(annToken, 'POST', '/folders', { name: 'x-sentinel' })).status, 201)
+      assert.equal((await rest(bobToken, 'POST', '/folders', { name: 'sentinel', rank: 9 })).status, 201)
+      const last = (watch: { events: any[] }) => watch.events.at(-1)?.createdFolder.name
+      await until(() => last(annWatch) === 'x-sentinel' && last(bobWatch) === 'sentinel', 'the sentinels')
       assert.deepEqual(
         annWatch.events.map((event) => event.createdFolder.name),
-        ['x-ann']
+        ['x-ann', 'x-sentinel']
       )
-      assert.deepEqual(bobWatch.events, [{ createdFolder: { name: 'x-bob', rank: 3 } }])
+      assert.deepEqual(bobWatch.events, [
+        { createdFolder: { name: 'x-bob', rank: 3 } },
+        { createdFolder: { name: 'sentinel', rank: 9 } }
+      ])
       assert.deepEqual(annWatch.errors, [])
     })
 
@@ -135,13 +141,29 @@ forEachDatabase(
       )
       const heard = [updated, deleted, updatedMany, deletedMany]
       await until(() => heard.every((subscription) => subscription.events.length > 0), 'events')
-      // Bob's subscriber would have heard by now had the event reached him.
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // Bob's sentinel: a remove of his own, which his subscriber hears after anything that reached it before.
+      await graphql(
+        env.server,
+        'mutation { createOneFolder(input: { folder: { name: "bob sentinel", rank: 42 } }) { id } }',
+        undefined,
+        bearer(bobToken)
+      )
+      await graphql(
+        env.server,
+        'mutation { deleteManyFolders(input: { filter: { rank: { eq: 42 } } }) { deletedCount } }',
+        undefined,
+        bearer(bobToken)
+      )
+      await until(() => bobMany.events.length > 0, "bob's sentinel")
       assert.deepEqual(updated.events, [{ updatedOneFolder: { name: 's1!' } }])
       assert.deepEqual(deleted.events, [{ deletedOneFolder: { id, name: 's1!' } }])
       assert.deepEqual(updatedMany.events, [{ updatedManyFolders: { updatedCount: 2 } }])
       assert.deepEqual(deletedMany.events, [{ deletedManyFolders: { deletedCount: 1 } }])
-      assert.deepEqual(bobMany.events, [], "bob hears nothing of ann's records")
+      assert.deepEqual(
+        bobMany.events,
+        [{ deletedManyFolders: { deletedCount: 1 } }],
+        "bob hears nothing of ann's records, only his own"
+      )
     })
 
     it('a rolled-back relation mutation announces nothing; its writes are announced once it commits', async () => {
