@@ -5,9 +5,6 @@ import { admitsRecord } from '../authorization/record-admission'
 import { fullRecord } from '../service/written-records'
 import { breathEvery } from '../common/breather'
 
-/** How many connections are decided between two turns of the event loop (see `breathEvery`). */
-const DECISIONS_PER_BREATH = 16
-
 type Channels = Channel | Channel[] | void
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Publisher = (data: any, context: HookContext) => Channels | Promise<Channels>
@@ -15,7 +12,7 @@ export type Publisher = (data: any, context: HookContext) => Channels | Promise<
 const AUTHORIZED = Symbol('feathers-query.authorizedPublisher')
 
 /** Whether `publisher` came from `authorizedPublisher` (and so needs no second check). */
-export function isAuthorizedPublisher(publisher: Publisher) {
+function isAuthorizedPublisher(publisher: Publisher) {
   return (publisher as { [AUTHORIZED]?: boolean })[AUTHORIZED] === true
 }
 
@@ -51,7 +48,7 @@ async function admittedChannels(publisher: Publisher, data: any, context: HookCo
   const record = fullRecord(resource, data, context)
   const admitted = new Set<unknown>()
   const decided = new Set<unknown>()
-  const breathe = breathEvery(DECISIONS_PER_BREATH)
+  const breathe = breathEvery()
   for (const channel of list) {
     for (const connection of channel.connections) {
       if (decided.has(connection)) continue

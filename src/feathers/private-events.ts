@@ -1,5 +1,5 @@
 import type { Application } from '@feathersjs/koa'
-import { authorizedPublisher, isAuthorizedPublisher, type Publisher } from './channels'
+import { authorizedPublisher, type Publisher } from './channels'
 
 /** Where @feathersjs/transport-commons keeps the publishers of an application and of each service. */
 const PUBLISHERS = Symbol.for('@feathersjs/transport-commons/publishers')
@@ -19,7 +19,8 @@ export function privateEvents(app: Application, service: unknown, events: string
   if (!own) return
   const wrapped = new WeakMap<Publisher, Publisher>()
   const authorized = (publisher: Publisher | undefined) => {
-    if (!publisher || isAuthorizedPublisher(publisher)) return publisher
+    // One wrapper per publisher, so that its events keep their order; one already wrapped comes back as it is.
+    if (!publisher) return publisher
     let safe = wrapped.get(publisher)
     if (!safe) wrapped.set(publisher, (safe = authorizedPublisher(publisher)))
     return safe

@@ -49,7 +49,7 @@ type Segment = Array<string | typeof ANY_ONE>
  * between is taken at its leftmost place after the one before (which never loses a match, since `%` takes
  * any run). A backtracking regular expression would take exponential time on `%a%a%a%a%b`.
  */
-export function likeMatcher(pattern: string, caseInsensitive: boolean): (text: string) => boolean {
+function likeMatcher(pattern: string, caseInsensitive: boolean): (text: string) => boolean {
   const fold = (text: string) => (caseInsensitive ? text.toLowerCase() : text)
   const segments: Segment[] = [[]]
   const characters = Array.from(pattern)

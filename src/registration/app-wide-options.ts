@@ -14,7 +14,7 @@ const APP_WIDE = ['graphql', 'openapi', 'logger'] as const
 
 export interface AppWideOptions {
   /** Takes the application-wide options a call gives; each may be given by one call only. */
-  take(options: SurfaceOptions, call: string): SurfaceOptions
+  take(options: SurfaceOptions, call: string): void
   /** The options as the calls and the configuration left them. */
   current(): SurfaceOptions
 }
@@ -48,7 +48,6 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
             ? ({ ...configured, ...given[name] } as never)
             : (given[name] as never)
       }
-      return given
     },
     current: () => options
   }

@@ -79,8 +79,8 @@ class Registry {
       applyPaginate(resource, paginate)
       this.checkUnique(resource, resources)
     }
-    const given = this.options.take(options, describeCall(resources))
-    if (given.logger) setLogger(this.app, given.logger)
+    this.options.take(options, describeCall(resources))
+    if (options.logger) setLogger(this.app, options.logger)
     const limits = resolveQueryLimits(options.limits ?? this.configuration.limits)
     const sqlite = options.sqlite ?? this.configuration.sqlite
     if (!Model) return

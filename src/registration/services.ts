@@ -44,11 +44,12 @@ export function registerService(app: Application, resource: ResolvedResource, op
     related: options.related
   })
   const transactionHook = transactional(options.Model)
+  const events = [...EVENTS, ...(resource.definition.events ?? [])]
   app.use(resource.basePath, service, {
     methods: externalMethods(resource),
     // The plugin emits these itself, with the records clients may see (see externalRecords).
-    events: [...EVENTS, ...(resource.definition.events ?? [])],
-    serviceEvents: [...EVENTS, ...(resource.definition.events ?? [])],
+    events,
+    serviceEvents: events,
     // The spec's routes sit in front of Feathers' own REST handler of the service, if the app has one.
     koa: { before: [checkQueryString, requireJsonWrites, options.routes as never] },
     resource

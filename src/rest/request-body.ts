@@ -2,11 +2,15 @@ import { BadRequest } from '@feathersjs/errors'
 import type { Context } from '../common/koa'
 import { badInput, UnsupportedMediaType } from '../common/errors'
 
-/** A write's body must be a JSON object; checked after the query parameters, before anything else. */
-export function requireJsonObject(ctx: Context) {
+function requireJsonMedia(ctx: Context) {
   if (!ctx.is('application/json')) {
     throw new UnsupportedMediaType('Request bodies must be sent as Content-Type: application/json')
   }
+}
+
+/** A write's body must be a JSON object; checked after the query parameters, before anything else. */
+export function requireJsonObject(ctx: Context) {
+  requireJsonMedia(ctx)
   const body = ctx.request.body
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new BadRequest('The JSON body must be an object')
@@ -22,9 +26,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH'])
  */
 export async function requireJsonWrites(ctx: Context, next: () => Promise<unknown>) {
   if (WRITES.has(ctx.method)) {
-    if (!ctx.is('application/json')) {
-      throw new UnsupportedMediaType('Request bodies must be sent as Content-Type: application/json')
-    }
+    requireJsonMedia(ctx)
     const body = ctx.request.body
     if (body === null || typeof body !== 'object') {
       throw new BadRequest('The JSON body must be an object (or a list of them for a multi create)')

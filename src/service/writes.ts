@@ -153,14 +153,14 @@ export function changeRecords(
     const ids = await idsReached(store, 'patch', inner, filter, max)
     if (ids.length === 0) return []
     const byId: Filter = { [store.resource.idField.name]: { in: ids as Scalar[] } }
-    const changed =
-      Object.keys(row).length > 0
-        ? await runWrite(store, (await writable(store, inner, byId))().update(row))
-        : ids.length
+    const writes = Object.keys(row).length > 0
+    const changed = writes
+      ? await runWrite(store, (await writable(store, inner, byId))().update(row))
+      : ids.length
     const records = await readBack(store, inner, byId)
     // Fewer changed than reached: another call removed some meanwhile (PostgreSQL's READ COMMITTED lets it),
     // which a retry resolves. All changed but fewer readable: the change itself moved them out of reach.
-    if (changed < ids.length || (Object.keys(row).length === 0 && records.length < ids.length)) {
+    if (changed < ids.length || (!writes && records.length < ids.length)) {
       throw concurrentChange(store, 'patching')
     }
     if (records.length < ids.length) {

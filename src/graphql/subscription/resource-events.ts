@@ -9,9 +9,6 @@ import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceParams, ResourceRecord } from '../../model/records'
 import type { SubscriptionKind } from '../fields/context'
 
-/** How many admissions are decided between two turns of the event loop. */
-const DECISIONS_PER_BREATH = 16
-
 export interface Subscriber {
   kind: SubscriptionKind
   /** The subscriber's own filter (`input.filter`), matched against each record. */
@@ -98,7 +95,7 @@ export class ResourceEvents {
     if (kind === 'updatedMany' || kind === 'deletedMany')
       return this.dispatchCount(kind, subscribers, context)
     const record = fullRecord(this.resource, data, context)
-    const breathe = breathEvery(DECISIONS_PER_BREATH)
+    const breathe = breathEvery()
     // One decision per connection, however many of its subscriptions listen.
     const admitted = new Map<ResourceParams, Promise<boolean>>()
     for (const subscriber of subscribers) {
@@ -116,7 +113,7 @@ export class ResourceEvents {
     if (this.counted.has(context)) return
     this.counted.add(context)
     const records = writtenRecords(context)
-    const breathe = breathEvery(DECISIONS_PER_BREATH)
+    const breathe = breathEvery()
     for (const subscriber of subscribers) {
       let count = 0
       for (const record of records) {
