@@ -216,6 +216,37 @@ forEachDatabase('Statements compiled per shape bind each call its own values', (
     ])
   })
 
+  it("aggregates whose request holds a number the compiler itself binds in place of a call's values", async () => {
+    // An aggregate's having, paging and functions are its statement's own values; a request may send any
+    // number, including those the compiler stands in for LIMIT and OFFSET (1,987,654,000 on). Such a
+    // statement cannot be compiled once: each call builds it, and the value stays the client's.
+    const STAND_IN = 1_987_654_000
+    for (const [index, bound] of [STAND_IN, STAND_IN + 1, STAND_IN, 5].entries()) {
+      const response = await graphql(
+        env.server,
+        `
+          query ($bound: Float!, $filter: TodoItemAggregateFilter) {
+            todoItemAggregate(filter: $filter, having: { sum: { priority: { lt: $bound } } }) {
+              groupBy {
+                completed
+              }
+              sum {
+                priority
+              }
+            }
+          }
+        `,
+        { bound, filter: { priority: { gte: index % 2 } } }
+      )
+      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      const expected = [
+        { groupBy: { completed: false }, sum: { priority: 6 } },
+        { groupBy: { completed: true }, sum: { priority: 9 } }
+      ].filter((group) => group.sum.priority < bound)
+      assert.deepEqual(response.data.todoItemAggregate, expected, `having sum < ${bound}`)
+    }
+  })
+
   it('reads by id', async () => {
     for (const [index, id] of ids.entries()) {
       const response = await env.server.http('GET', `/todo-items/${id}`)
