@@ -88,6 +88,23 @@ forEachDatabase('Hostile subscribers and queries: the example app, anonymous cli
     assert.equal(answer.data.todoItems.totalCount, Number(total[0].count))
   })
 
+  it('reads notIn an empty list as "every record", NULLs included, in SQL and in the event matcher alike', async () => {
+    const client = graphqlWsClient(env.server)
+    clients.push(client)
+    const filter = '{ description: { notIn: [] } }'
+    const { state, connected } = subscribe(
+      client,
+      `subscription { createdTodoItem(input: { filter: ${filter} }) { title } }`
+    )
+    await connected
+    await until(() => env.server.app.service('todo-items').listenerCount('created') > 0, 'the subscription')
+    await env.server.http('POST', '/todo-items', { title: 'no description', description: null })
+    await until(() => state.events.length === 1, 'the event')
+    const total = await env.server.db('todo_items').count({ count: '*' })
+    const answer = await graphql(env.server, `{ todoItems(filter: ${filter}) { totalCount } }`)
+    assert.equal(answer.data.todoItems.totalCount, Number(total[0].count))
+  })
+
   it('closes a connection whose message is larger than an HTTP body may be (1009), and serves on', async () => {
     const socket = new WebSocket(wsUrl(env.server), 'graphql-transport-ws')
     await new Promise((resolve) => socket.once('open', resolve))

@@ -93,7 +93,9 @@ function matchesComparison(kind: string, raw: unknown, comparison: FieldComparis
       if (operator === 'is' ? !is : is) return false
       continue
     }
-    // Every other comparison with NULL is unknown, which a WHERE clause does not keep.
+    // Outside an empty list is every value, NULL included (as in SQL); every other comparison with NULL is
+    // unknown, which a WHERE clause does not keep.
+    if (operator === 'notIn' && (argument as Scalar[]).length === 0) continue
     if (value === null) return false
     const current = value as number | string | boolean
     switch (operator) {

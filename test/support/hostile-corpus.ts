@@ -13,11 +13,20 @@ export const STAND_INS = standIns(4, 2)
 export const STAND_IN_STRINGS = STAND_INS.filter((value): value is string => typeof value === 'string')
 export const STAND_IN_INTEGERS = STAND_INS.filter((value): value is number => typeof value === 'number')
 
+/**
+ * What a read means, for the oracle (filter-oracle.ts) to compute its answer from the seeded records: a GraphQL
+ * filter (the page's `totalCount`, its ids when `wholePage`, or the groups' counts summed), or the REST list's
+ * query parameters.
+ */
+export type ExpectedRead =
+  { graphqlFilter: unknown; answer: 'page' | 'wholePage' | 'groups' } | { restList: Array<[string, string]> }
+
 export interface HostileRequest {
   method: string
   path: string
   body?: string
   headers: Record<string, string>
+  read?: ExpectedRead
 }
 
 function random(seed: number) {
@@ -78,7 +87,7 @@ export const HOSTILE_STRINGS = [
   ...STAND_IN_INTEGERS.map(String)
 ]
 
-const HOSTILE_VALUES: unknown[] = [
+export const HOSTILE_VALUES: unknown[] = [
   ...HOSTILE_STRINGS,
   -1,
   0,
@@ -139,8 +148,8 @@ const QUERY_NAMES = [
   'todoItemId'
 ]
 
-const FIELDS = ['id', 'title', 'description', 'completed', 'created', 'updated', 'priority']
-const OPERATORS = [
+export const FIELDS = ['id', 'title', 'description', 'completed', 'created', 'updated', 'priority']
+export const OPERATORS = [
   'eq',
   'neq',
   'gt',
@@ -167,18 +176,33 @@ function json(value: unknown) {
   return JSON.stringify(value)
 }
 
-function graphqlLiteral(next: () => number): string {
+/** A hostile value as a GraphQL literal, and the value it stands for; objects become ranges of two. */
+function graphqlValue(next: () => number): { text: string; value: unknown } {
   const value = pick(next, HOSTILE_VALUES)
-  if (typeof value === 'string') return json(value)
-  if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value)
-  if (Array.isArray(value)) return `[${value.map((item) => json(item)).join(', ')}]`
-  return `{lower: ${json(String(next()))}, upper: 1}`
+  const scalar = (item: unknown) =>
+    typeof item === 'string' ? json(item) : String(item as number | boolean | null)
+  if (Array.isArray(value)) return { text: `[${value.map((item) => json(item)).join(', ')}]`, value }
+  if (typeof value !== 'object' || value === null) return { text: scalar(value), value }
+  const bound = () => {
+    const chosen = pick(next, HOSTILE_VALUES)
+    return typeof chosen === 'object' && chosen !== null ? String(next()) : chosen
+  }
+  const [lower, upper] = [bound(), bound()]
+  return { text: `{lower: ${scalar(lower)}, upper: ${scalar(upper)}}`, value: { lower, upper } }
 }
 
-function nestedFilter(depth: number, operator: 'and' | 'or'): string {
-  let filter = '{id: {eq: 1}}'
-  for (let level = 0; level < depth; level++) filter = `{${operator}: [${filter}]}`
-  return filter
+function graphqlLiteral(next: () => number): string {
+  return graphqlValue(next).text
+}
+
+function nestedFilter(depth: number, operator: 'and' | 'or', id: number) {
+  let text = `{id: {eq: ${id}}}`
+  let value: unknown = { id: { eq: id } }
+  for (let level = 0; level < depth; level++) {
+    text = `{${operator}: [${text}]}`
+    value = { [operator]: [value] }
+  }
+  return { text, value }
 }
 
 function restRequest(next: () => number, ids: number[]): HostileRequest {
@@ -188,17 +212,21 @@ function restRequest(next: () => number, ids: number[]): HostileRequest {
     const chosen = pick(next, HOSTILE_VALUES)
     return typeof chosen === 'string' ? chosen : json(chosen)
   }
-  const queryString = (names = QUERY_NAMES) => {
-    const parts = Array.from(
-      { length: 1 + Math.floor(next() * 3) },
-      () => `${encodeURIComponent(pick(next, names))}=${encodeURIComponent(value().slice(0, 1500))}`
-    )
-    return parts.join('&')
-  }
+  const parameters = (names = QUERY_NAMES): Array<[string, string]> =>
+    Array.from({ length: 1 + Math.floor(next() * 3) }, () => [pick(next, names), value().slice(0, 1500)])
+  const queryString = (names = QUERY_NAMES, chosen = parameters(names)) =>
+    chosen.map(([name, text]) => `${encodeURIComponent(name)}=${encodeURIComponent(text)}`).join('&')
   const jsonHeaders = { 'content-type': 'application/json' }
   switch (kind) {
-    case 0:
-      return { method: 'GET', path: `/todo-items?${queryString()}`, headers: {} }
+    case 0: {
+      const chosen = parameters()
+      return {
+        method: 'GET',
+        path: `/todo-items?${queryString(QUERY_NAMES, chosen)}`,
+        headers: {},
+        read: { restList: chosen }
+      }
+    }
     case 1:
       return { method: 'GET', path: `/todo-items/${encodeURIComponent(value().slice(0, 1500))}`, headers: {} }
     case 2:
@@ -289,7 +317,11 @@ function aliases(count: number, field: string) {
   return Array.from({ length: count }, (_, index) => `a${index}: ${field}`).join(' ')
 }
 
-function graphqlRequest(next: () => number): HostileRequest {
+/** Every seeded record fits one page of 50, in id order. */
+const WHOLE_PAGE = ', paging: {first: 50}, sorting: [{field: id, direction: ASC}]'
+const PAGE_IDS = '{ totalCount edges { node { id } } }'
+
+function graphqlRequest(next: () => number, ids: number[]): HostileRequest {
   const kind = Math.floor(next() * 11)
   const headers = { 'content-type': 'application/json' }
   const query = (text: string, variables?: unknown) => ({
@@ -300,10 +332,13 @@ function graphqlRequest(next: () => number): HostileRequest {
   })
   const field = () => pick(next, [...FIELDS, 'age', 'createdBy', "title' OR 1=1", '__proto__'])
   switch (kind) {
-    case 0:
-      return query(
-        `{ todoItems(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { edges { node { id } } } }`
-      )
+    case 0: {
+      const [name, operator, { text, value }] = [field(), pick(next, OPERATORS), graphqlValue(next)]
+      return {
+        ...query(`{ todoItems(filter: {${name}: {${operator}: ${text}}}${WHOLE_PAGE}) ${PAGE_IDS} }`),
+        read: { graphqlFilter: { [name]: { [operator]: value } }, answer: 'wholePage' }
+      }
+    }
     case 1:
       return query(
         `{ todoItems(sorting: [{field: ${pick(next, ['id', 'title', 'age', 'DROP', 'created'])}, direction: ${pick(next, ['ASC', 'DESC', 'UP'])}, nulls: ${pick(next, ['NULLS_FIRST', 'NULLS_LAST', 'NONE'])}}]) { edges { node { id } } } }`
@@ -312,26 +347,43 @@ function graphqlRequest(next: () => number): HostileRequest {
       return query(
         `{ todoItems(paging: {first: ${pick(next, ['0', '-1', '51', '2147483648', '1.5', '"x"', 'null'])}, after: ${graphqlLiteral(next)}}) { pageInfo { endCursor } } }`
       )
-    case 3:
-      return query(
-        `{ todoItems(filter: ${nestedFilter(Math.floor(next() * 60), pick(next, ['and', 'or']))}) { edges { node { id } } } }`
-      )
-    case 4:
-      return query(
-        'query($f: TodoItemFilter, $p: CursorPaging) { todoItems(filter: $f, paging: $p) { edges { node { id title } } } }',
-        {
-          f: { [field()]: { [pick(next, OPERATORS)]: pick(next, HOSTILE_VALUES) } },
-          p: { first: pick(next, HOSTILE_VALUES), before: pick(next, HOSTILE_STRINGS) }
-        }
-      )
+    case 3: {
+      const depth = Math.floor(next() * 60)
+      const { text, value } = nestedFilter(depth, pick(next, ['and', 'or']), pick(next, ids))
+      return {
+        ...query(`{ todoItems(filter: ${text}${WHOLE_PAGE}) ${PAGE_IDS} }`),
+        read: { graphqlFilter: value, answer: 'wholePage' }
+      }
+    }
+    case 4: {
+      // The page's totalCount does not depend on the hostile paging; its ids are compared where it is whole.
+      const filter = { [field()]: { [pick(next, OPERATORS)]: pick(next, HOSTILE_VALUES) } }
+      const whole = next() < 0.5
+      const paging = whole
+        ? { first: 50 }
+        : { first: pick(next, HOSTILE_VALUES), before: pick(next, HOSTILE_STRINGS) }
+      return {
+        ...query(
+          `query($f: TodoItemFilter, $p: CursorPaging) { todoItems(filter: $f, paging: $p, sorting: [{field: id, direction: ASC}]) ${PAGE_IDS} }`,
+          { f: filter, p: paging }
+        ),
+        read: { graphqlFilter: filter, answer: whole ? 'wholePage' : 'page' }
+      }
+    }
     case 5:
       return query(
         `{ todoItem(id: ${graphqlLiteral(next)}) { id title subTasks(paging: {last: ${pick(next, ['1', '0', '-5', '100'])}, before: ${graphqlLiteral(next)}}) { edges { node { id } } } } }`
       )
-    case 6:
-      return query(
-        `{ todoItemAggregate(filter: {${field()}: {${pick(next, OPERATORS)}: ${graphqlLiteral(next)}}}) { groupBy { ${pick(next, ['completed', 'created(by: WEEK)', 'created(by: DECADE)', 'age', 'createdBy'])} } count { id } } }`
-      )
+    case 6: {
+      const [name, operator, { text, value }] = [field(), pick(next, OPERATORS), graphqlValue(next)]
+      const group = pick(next, ['completed', 'created(by: WEEK)', 'created(by: DECADE)', 'age', 'createdBy'])
+      return {
+        ...query(
+          `{ todoItemAggregate(filter: {${name}: {${operator}: ${text}}}) { groupBy { ${group} } count { id } } }`
+        ),
+        read: { graphqlFilter: { [name]: { [operator]: value } }, answer: 'groups' }
+      }
+    }
     case 7: {
       // Every record as a group, under many aliases, at the root or per parent of a page.
       const groups = pick(next, [
@@ -435,7 +487,7 @@ export function hostileCorpus(count: number, ids: number[], seed = 20261122): Ho
   const next = random(seed)
   const probes = limitProbes(ids)
   const generated = Array.from({ length: count - probes.length }, (_, index) =>
-    index % 2 ? graphqlRequest(next) : restRequest(next, ids)
+    index % 2 ? graphqlRequest(next, ids) : restRequest(next, ids)
   )
   return [...generated, ...probes]
 }
