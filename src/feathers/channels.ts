@@ -42,13 +42,19 @@ export function authorizedPublisher(publisher: Publisher): Publisher {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function admittedChannels(publisher: Publisher, data: any, context: HookContext): Promise<Channels> {
   const channels = await publisher(data, context)
-  const resource = getServiceOptions(context.service)?.resource as ResolvedResource | undefined
-  if (!channels || !resource?.definition.authorize) return channels
+  if (!channels) return channels
   const list = (Array.isArray(channels) ? channels.flat(Infinity) : [channels]).filter(Boolean) as Channel[]
+  const breathe = breathEvery()
+  const resource = getServiceOptions(context.service)?.resource as ResolvedResource | undefined
+  if (!resource?.definition.authorize) {
+    // Feathers sends an event to all its connections at once; breaths in proportion to them let other
+    // requests in between the events of a write that goes to many connections.
+    for (const channel of list) for (let n = 0; n < channel.length; n++) await breathe()
+    return channels
+  }
   const record = fullRecord(resource, data, context)
   const admitted = new Set<unknown>()
   const decided = new Set<unknown>()
-  const breathe = breathEvery()
   for (const channel of list) {
     for (const connection of channel.connections) {
       if (decided.has(connection)) continue

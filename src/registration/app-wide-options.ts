@@ -2,15 +2,17 @@ import { ConfigurationError } from '../common/errors'
 import type { Logger } from '../common/logger'
 import type { GraphqlOptions } from '../graphql/execution/endpoint'
 import type { OpenApiOptions } from '../openapi/middleware'
+import type { RealtimeOptions } from '../feathers/connections-per-user'
 import type { FeathersQueryConfiguration } from './configuration'
 
 export interface SurfaceOptions {
   graphql?: GraphqlOptions | false
   openapi?: OpenApiOptions | false
   logger?: Logger
+  realtime?: RealtimeOptions
 }
 
-const APP_WIDE = ['graphql', 'openapi', 'logger'] as const
+const APP_WIDE = ['graphql', 'openapi', 'logger', 'realtime'] as const
 
 export interface AppWideOptions {
   /** Takes the application-wide options a call gives; each may be given by one call only. */
@@ -28,7 +30,8 @@ export interface AppWideOptions {
 export function appWideOptions(configuration: FeathersQueryConfiguration): AppWideOptions {
   const options: SurfaceOptions = {
     graphql: configuration.graphql,
-    openapi: configuration.openapi as OpenApiOptions | false | undefined
+    openapi: configuration.openapi as OpenApiOptions | false | undefined,
+    realtime: configuration.realtime
   }
   const givenBy = new Map<string, string>()
   return {

@@ -47,6 +47,7 @@ export const feathersQueryConfiguration = Type.Object(
       ])
     ),
     limits: Type.Optional(positiveIntegers(queryLimitNames)),
+    realtime: Type.Optional(positiveIntegers(['maxConnectionsPerUser'])),
     sqlite: Type.Optional(
       Type.Object(
         {

@@ -5,6 +5,7 @@ import type { GraphqlOptions } from '../graphql/execution/endpoint'
 import type { OpenApiOptions } from '../openapi/middleware'
 import type { QueryLimits } from '../resource/query-limits'
 import type { Logger } from '../common/logger'
+import type { RealtimeOptions } from '../feathers/connections-per-user'
 import type { PageSizeSetting } from './configuration'
 
 /** What one `feathersQuery()` call takes. */
@@ -31,4 +32,6 @@ export interface FeathersQueryOptions {
   openapi?: OpenApiOptions | false
   /** For the whole application: where server failures are logged (every surface and events; default console). */
   logger?: Logger
+  /** For the whole application: the real-time (socket.io) connections one user may hold logged in (default 10). */
+  realtime?: RealtimeOptions
 }

@@ -14,6 +14,8 @@ import { externalRecords } from '../feathers/external-records'
 import { checkTransportOrder } from '../feathers/transport-order'
 import { guardServiceLookup } from '../feathers/safe-lookup'
 import { answerClientErrors } from '../feathers/unreadable-requests'
+import { limitConnectionsPerUser } from '../feathers/connections-per-user'
+import { DEFAULTS } from '../resource/defaults'
 import { checkedPaginate, configuredOptions, type FeathersQueryConfiguration } from './configuration'
 import { appWideOptions, type AppWideOptions } from './app-wide-options'
 import { buildSurfaces, type Surfaces } from './surfaces'
@@ -174,6 +176,11 @@ class Registry {
     Object.assign(this.app, {
       setup: async (httpServer?: Server, ...rest: unknown[]) => {
         this.complete().graphql?.websocket?.attach(httpServer)
+        const { realtime } = this.options.current()
+        limitConnectionsPerUser(
+          this.app,
+          realtime?.maxConnectionsPerUser ?? DEFAULTS.realtime.maxConnectionsPerUser
+        )
         return (setup as (...args: unknown[]) => Promise<unknown>).call(this.app, httpServer, ...rest)
       },
       teardown: async (httpServer?: Server, ...rest: unknown[]) => {

@@ -43,7 +43,9 @@ export const DEFAULTS = Object.freeze({
     maxMessageBytes: 1_048_576,
     maxConnections: 1000,
     maxConnectionsPerUser: 10
-  })
+  }),
+  /** `realtime`: the socket.io connections one user may hold logged in. */
+  realtime: Object.freeze({ maxConnectionsPerUser: 10 })
 })
 
 export const REST_DEFAULT_RESULT_SIZE = DEFAULTS.pageSize.rest

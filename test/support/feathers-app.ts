@@ -162,6 +162,8 @@ async function decorateTodoGetsEarly(context: HookContext, next: NextFunction) {
 export interface FeathersAppOptions {
   /** Configure feathersQuery before rest() and socketio(), which start-up must refuse. */
   transportsAfterPlugin?: boolean
+  /** The plugin's `realtime.maxConnectionsPerUser` (its default otherwise). */
+  maxConnectionsPerUser?: number
 }
 
 export function createFeathersApp(options: FeathersAppOptions = {}) {
@@ -179,7 +181,10 @@ export function createFeathersApp(options: FeathersAppOptions = {}) {
     const plugin = feathersQuery({
       Model: db,
       resources: [clientTodoItems, clientSubTasks, ...tagResources],
-      logger: { error: () => {} }
+      logger: { error: () => {} },
+      realtime: options.maxConnectionsPerUser
+        ? { maxConnectionsPerUser: options.maxConnectionsPerUser }
+        : undefined
     })
     if (options.transportsAfterPlugin) app.configure(plugin)
     app.configure(rest())

@@ -1,0 +1,66 @@
+import { TooManyRequests } from '@feathersjs/errors'
+import type { Application, HookContext } from '@feathersjs/feathers'
+
+export interface RealtimeOptions {
+  /** Real-time (socket.io) connections one user may hold logged in at once; a login past it is a 429. */
+  maxConnectionsPerUser?: number
+}
+
+interface LoginResult {
+  authentication?: { payload?: { sub?: unknown } }
+  user?: { id?: unknown; _id?: unknown }
+}
+
+/** Who logged in: the token's subject (what GraphQL over WebSocket counts by too), else the user's id. */
+function subjectOf(result: LoginResult | undefined): string | undefined {
+  const subject = result?.authentication?.payload?.sub ?? result?.user?.id ?? result?.user?._id
+  return subject === undefined || subject === null ? undefined : String(subject)
+}
+
+/**
+ * Bounds the real-time connections each user holds logged in: every event of a resource is decided and sent
+ * per connection, so one user's thousand connections would make every write cost a thousand deliveries. A
+ * hook after the authentication service's `create` refuses the login past the bound, inside the hooks that
+ * would otherwise emit `login` and authenticate the connection, so a refused connection stays anonymous; a
+ * connection counts until it logs out or disconnects. Without an authentication service there are no users
+ * to count.
+ */
+export function limitConnectionsPerUser(app: Application, maxConnectionsPerUser: number) {
+  const defaultAuthentication = (app as { defaultAuthentication?: () => unknown }).defaultAuthentication
+  const authentication = defaultAuthentication?.call(app) as { hooks?: (hooks: object) => void } | undefined
+  if (!authentication?.hooks) return
+  const held = new Map<string, Set<object>>()
+  const holder = new WeakMap<object, string>()
+  const release = (connection: object | undefined) => {
+    const subject = connection && holder.get(connection)
+    if (subject === undefined) return
+    holder.delete(connection!)
+    const connections = held.get(subject)!
+    connections.delete(connection!)
+    if (connections.size === 0) held.delete(subject)
+  }
+  app.on('disconnect', (connection: object) => release(connection))
+  app.on('logout', (_result: unknown, params: { connection?: object }) => release(params?.connection))
+  authentication.hooks({
+    after: {
+      create: [
+        (context: HookContext) => {
+          const connection = context.params.connection as object | undefined
+          const subject = subjectOf(context.result as LoginResult)
+          if (!connection || subject === undefined || holder.get(connection) === subject) return
+          release(connection)
+          const connections = held.get(subject) ?? new Set<object>()
+          if (connections.size >= maxConnectionsPerUser) {
+            throw new TooManyRequests(
+              `At most ${maxConnectionsPerUser} real-time connections per user are logged in at once; ` +
+                'close one (or log it out) first'
+            )
+          }
+          connections.add(connection)
+          held.set(subject, connections)
+          holder.set(connection, subject)
+        }
+      ]
+    }
+  })
+}
