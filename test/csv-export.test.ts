@@ -167,6 +167,7 @@ forEachDatabase('CSV export: back-pressure and disconnects', (env) => {
         let last = -1
         for (let polls = 0; polls < 100 && reads !== last; polls++) {
           last = reads
+          // A quiet window, not a sleep: that no read follows shows only as none coming, nothing to await.
           await new Promise((resolve) => setTimeout(resolve, 500))
         }
         return reads

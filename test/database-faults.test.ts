@@ -6,6 +6,7 @@ import { databaseNames, type DatabaseName } from './support/databases'
 import { seedTodoItems } from './support/seed'
 import { TcpProxy } from './support/tcp-proxy'
 import { exampleResourcesApp } from './support/example-resources-app'
+import { pollUntil } from './support/eventually'
 
 /** A server thread of one of the app's connections, with the statement it runs (null or '' when idle). */
 interface ServerThread {
@@ -23,6 +24,11 @@ interface FaultKit {
   /** Ends a thread's running statement (`query`) or its whole connection. */
   kill(admin: Knex, thread: number, what: 'query' | 'connection'): Promise<unknown>
   lockRow(holder: Knex.Transaction, database: string, id: number): Promise<unknown>
+  /**
+   * The statements of the database's connections that wait for a lock now. InnoDB refreshes what it shows of
+   * its transactions only once they went unread for 0.1 s: poll less often than that.
+   */
+  lockWaits(admin: Knex, database: string): Promise<string[]>
   /** Holds the whole todo_items table until `unlockTable`: reads of it wait as well as writes. */
   lockTable(holder: Knex.Transaction, database: string): Promise<unknown>
   unlockTable(holder: Knex.Transaction): Promise<unknown>
@@ -54,6 +60,15 @@ const faultKits: Partial<Record<DatabaseName, FaultKit>> = {
     kill: (admin, thread, what) => admin.raw(`${what === 'query' ? 'KILL QUERY' : 'KILL'} ${Number(thread)}`),
     lockRow: (holder, database, id) =>
       holder.raw('SELECT id FROM ??.todo_items WHERE id = ? FOR UPDATE', [database, id]),
+    async lockWaits(admin, database) {
+      const [rows] = await admin.raw(
+        'SELECT t.trx_query AS statement FROM information_schema.INNODB_TRX t ' +
+          'JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id ' +
+          "WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?",
+        [database]
+      )
+      return rows.map((row: { statement: string | null }) => row.statement ?? '')
+    },
     lockTable: (holder, database) => holder.raw('LOCK TABLES ??.todo_items WRITE', [database]),
     // LOCK TABLES outlives the transaction: the connection would go back to the pool holding it.
     unlockTable: (holder) => holder.raw('UNLOCK TABLES'),
@@ -100,6 +115,13 @@ const faultKits: Partial<Record<DatabaseName, FaultKit>> = {
     kill: (admin, thread, what) =>
       admin.raw(`SELECT ${what === 'query' ? 'pg_cancel_backend' : 'pg_terminate_backend'}(?)`, [thread]),
     lockRow: (holder, _database, id) => holder.raw('SELECT id FROM todo_items WHERE id = ? FOR UPDATE', [id]),
+    async lockWaits(admin, database) {
+      const { rows } = await admin.raw(
+        "SELECT query AS statement FROM pg_stat_activity WHERE datname = ? AND wait_event_type = 'Lock'",
+        [database]
+      )
+      return rows.map((row: { statement: string }) => row.statement)
+    },
     lockTable: (holder) => holder.raw('LOCK TABLE todo_items IN ACCESS EXCLUSIVE MODE'),
     // Released with the transaction.
     unlockTable: async () => undefined,
@@ -271,12 +293,18 @@ for (const name of networked) {
       const holder = await admin.transaction()
       try {
         await kit.lockRow(holder, database, id)
-        const write = timed(() => server.http('PATCH', `/todo-items/${id}`, { title: 'half written' }))
-        await new Promise((resolve) => setTimeout(resolve, 300))
-        await proxy.cut()
-        const { result, ms } = await write
+        const write = server.http('PATCH', `/todo-items/${id}`, { title: 'half written' })
+        await pollUntil(
+          async () => (await kit.lockWaits(admin, database)).some((statement) => /^update/i.test(statement)),
+          'the write to wait for the row lock',
+          { everyMs: 150 }
+        )
+        const { result, ms } = await timed(async () => {
+          await proxy.cut()
+          return write
+        })
         assert.equal(result.status, 503, result.text)
-        assert.ok(ms < 300 + 1000, `the write took ${ms} ms to fail`)
+        assert.ok(ms < 1000, `the write took ${ms} ms to fail once cut`)
       } finally {
         await holder.rollback()
         await admin.destroy()

@@ -7,6 +7,7 @@ import { clearTables, seedTodoItems } from './support/seed'
 import { runNode } from './support/node-process'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { stampCreation } from '../example/hooks/audit'
+import { pollUntil } from './support/eventually'
 
 /**
  * Clients in a process of their own that read `count` exports of `url` as fast as they come: prints
@@ -119,12 +120,20 @@ describe("Event loop: a SQLite write waiting for another process's lock [sqlite]
     const holder = runNode(LOCK_HOLDER, [file])
     try {
       await holder.waitFor((lines) => lines.includes('locked'))
+      // The write waits for the lock once a BEGIN of its found the database locked (SQLITE_BUSY).
+      let busy = false
+      const onError = (error: { code?: string }) => (busy ||= /^SQLITE_BUSY/.test(error.code ?? ''))
+      server.db.on('query-error', onError)
       const sent = Date.now()
       const write = server.http('POST', '/todo-items', { title: 'waits for the lock' }).then((response) => ({
         response,
         at: Date.now()
       }))
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      try {
+        await pollUntil(() => busy, 'the write to meet the lock')
+      } finally {
+        server.db.removeListener('query-error', onError)
+      }
       const answered: Array<[string, number]> = []
       for (const path of ['/openapi.json', `/todo-items/${id}`]) {
         const response = await server.http('GET', path)

@@ -14,19 +14,25 @@ import { todoItemResource } from '../example/resources/todo-item'
 import { stampCreation, stampUpdate } from '../example/hooks/audit'
 import { authorizedPublisher, defineResource, errorHandler, feathersQuery } from '../src'
 import { forEachDatabase, type AppFactory } from './support/server'
+import { pollUntil } from './support/eventually'
 
-/** Ids whose next `authorize` check for an event takes a while, as a rule that looks something up would. */
-const slowOnce = new Set<string>()
+/** A record whose next `authorize` check for an event waits for `opened`, as a rule that looks something up would. */
+let held: { id: string; opened: Promise<void> } | undefined
 
 const todoItems = defineResource({
   ...todoItemResource,
   async authorize(context: HookContext) {
-    const id = String(context.id)
-    if (context.method === 'get' && slowOnce.delete(id))
-      await new Promise((resolve) => setTimeout(resolve, 150))
+    if (context.method === 'get' && held?.id === String(context.id)) {
+      const { opened } = held
+      held = undefined
+      await opened
+    }
     return undefined
   }
 })
+
+/** The priorities of the patched events whose publishing started, in order (see `eventsApp`). */
+const publishing: unknown[] = []
 
 /** The example's resources behind socket.io, every connection in one channel, events through authorizedPublisher. */
 const eventsApp: AppFactory = async (databaseUrl) => {
@@ -39,7 +45,13 @@ const eventsApp: AppFactory = async (databaseUrl) => {
   app.configure(feathersQuery({ Model: db, resources: [todoItems, subTaskResource, ...tagResources] }))
   app.service('todo-items').hooks({ before: { create: [stampCreation], patch: [stampUpdate] } })
   app.on('connection', (connection) => app.channel('everyone').join(connection as never))
-  app.publish(authorizedPublisher(() => app.channel('everyone')))
+  // authorizedPublisher calls this as it starts deciding an event, once the events before it were decided.
+  app.publish(
+    authorizedPublisher((data: { priority?: unknown }, context: HookContext) => {
+      if (context.method === 'patch') publishing.push(data.priority)
+      return app.channel('everyone')
+    })
+  )
   return { app, db }
 }
 
@@ -54,20 +66,28 @@ forEachDatabase(
       })
       const client = feathers().configure(socketioClient(socket))
       const heard: number[] = []
-      client
-        .service('todo-items')
-        .on('patched', (record: { priority: number }) => heard.push(record.priority))
+      let created: { id: number } | undefined
+      const todoService = client.service('todo-items')
+      todoService.on('created', (record: { id: number }) => (created = record))
+      todoService.on('patched', (record: { priority: number }) => heard.push(record.priority))
       try {
         await new Promise<void>((resolve) => socket.on('connect', () => resolve()))
         const service = env.server.app.service('todo-items')
-        const created = (await service.create({ title: 'ordered' })) as { id: number }
-        // The first patch's event waits 150 ms for its check; the second's is decided at once.
-        slowOnce.add(String(created.id))
-        await service.patch(created.id, { priority: 1 })
-        await service.patch(created.id, { priority: 2 })
-        const deadline = Date.now() + 5000
-        while (heard.length < 2 && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 10))
+        const { id } = (await service.create({ title: 'ordered' })) as { id: number }
+        // The created event's own check is done: the hold is for the first patch's.
+        await pollUntil(() => created?.id === id, 'the created event')
+        publishing.length = 0
+        let open = () => {}
+        held = { id: String(id), opened: new Promise<void>((resolve) => (open = resolve)) }
+        // The first patch's check is held; the second's is decided at once.
+        await service.patch(id, { priority: 1 })
+        await service.patch(id, { priority: 2 })
+        await pollUntil(() => held === undefined, "the first patch's check to be held")
+        // Deciding an event starts as it is emitted, unless it waits for the one before: if the second's has
+        // started, let it be heard, as it would be while the first's check took its time.
+        if (publishing.includes(2)) await pollUntil(() => heard.includes(2), 'the second event')
+        open()
+        await pollUntil(() => heard.length >= 2, 'both events')
         assert.deepEqual(heard, [1, 2])
       } finally {
         socket.close()

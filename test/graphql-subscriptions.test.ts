@@ -6,6 +6,7 @@ import { graphql } from './support/graphql'
 import { mutationAppFactory } from './support/mutation-app'
 import { forEachDatabase, type TestServer } from './support/server'
 import { graphqlWsClient, wsUrl } from './support/graphql-ws'
+import { probeUntil } from './support/eventually'
 
 interface Watch {
   events: any[]
@@ -44,8 +45,27 @@ const until = async (condition: () => boolean, what: string, ms = 5000) => {
   }
 }
 
-/** Waits until `hub` has `count` subscribers: a subscription is live once its `find` check ran. */
+/** The service's listeners of `created`: one while anyone subscribes to any of the resource's events. */
 const subscribers = (server: TestServer, path: string) => server.app.service(path).listenerCount('created')
+
+/**
+ * Makes `watches` live before a test writes what they must hear: writes `probe()` until each heard something,
+ * then `closing()`, and waits until each one's last event is a closing one (`closed`): its events coming in
+ * order, no probe is still on its way to it then. Their events are cleared for the test.
+ */
+async function live(
+  watches: Watch[],
+  writes: { probe(): Promise<unknown>; closing(): Promise<unknown>; closed(event: any): boolean }
+) {
+  const heard = () => watches.every((watch) => watch.events.length > 0)
+  await probeUntil(writes.probe, heard, 'every subscription heard a probe')
+  await writes.closing()
+  await until(
+    () => heard() && watches.every((watch) => writes.closed(watch.events.at(-1))),
+    'the closing events'
+  )
+  for (const watch of watches) watch.events.length = 0
+}
 
 forEachDatabase(
   'GraphQL subscriptions over graphql-ws, fed by the services’ events',
@@ -70,14 +90,21 @@ forEachDatabase(
     })
 
     it('each subscriber gets only the records its authorize admits and its filter matches, from REST writes', async () => {
-      const baseline = subscribers(env.server, 'folders')
       const annWatch = watch(
         client(annToken),
         'subscription { createdFolder(input: { filter: { name: { like: "x%" } } }) { id name } }'
       )
       const bobWatch = watch(client(bobToken), 'subscription { createdFolder { name rank } }')
-      await until(() => subscribers(env.server, 'folders') > baseline, 'the first subscriber')
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      // Each hears folders of its own: ann's match her filter.
+      const both = async (ann: string, bob: string) => {
+        assert.equal((await rest(annToken, 'POST', '/folders', { name: ann })).status, 201)
+        assert.equal((await rest(bobToken, 'POST', '/folders', { name: bob })).status, 201)
+      }
+      await live([annWatch, bobWatch], {
+        probe: () => both('x-probe', 'probe'),
+        closing: () => both('x-closing', 'closing'),
+        closed: (event) => /closing$/.test(event.createdFolder.name)
+      })
       assert.equal((await rest(annToken, 'POST', '/folders', { name: 'x-ann' })).status, 201)
       assert.equal((await rest(annToken, 'POST', '/folders', { name: 'y-ann' })).status, 201)
       assert.equal((await rest(bobToken, 'POST', '/folders', { name: 'x-bob', rank: 3 })).status, 201)
@@ -106,8 +133,41 @@ forEachDatabase(
       const updatedMany = watch(annSecond, 'subscription { updatedManyFolders { updatedCount } }')
       const deletedMany = watch(annSecond, 'subscription { deletedManyFolders { deletedCount } }')
       const bobMany = watch(client(bobToken), 'subscription { deletedManyFolders { deletedCount } }')
-      await until(() => subscribers(env.server, 'folders') > 0, 'subscribers')
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      const mutate = async (token: string, query: string) => {
+        const answer = await graphql(env.server, `mutation { ${query} }`, undefined, bearer(token))
+        assert.equal(answer.errors, undefined, JSON.stringify(answer.errors))
+        return answer.data
+      }
+      /** Writes that each of ann's subscriptions hears once, counting `count` folders; bob's, `bobCount`. */
+      const cycle = async (name: string, count: number, bobCount: number) => {
+        const make = (index: number, rank: number) =>
+          `f${index}: createOneFolder(input: { folder: { name: "${name}", rank: ${rank} } }) { id }`
+        const made = await mutate(
+          annToken,
+          Array.from({ length: count }, (_, index) => make(index, 100)).join(' ')
+        )
+        await mutate(
+          annToken,
+          `updateOneFolder(input: { id: ${made.f0.id}, update: { name: "${name}!" } }) { id }`
+        )
+        await mutate(
+          annToken,
+          'updateManyFolders(input: { filter: { rank: { eq: 100 } }, update: { rank: 101 } }) { updatedCount }'
+        )
+        await mutate(annToken, `deleteOneFolder(input: { id: ${made.f0.id} }) { name }`)
+        await mutate(annToken, 'deleteManyFolders(input: { filter: { rank: { eq: 101 } } }) { deletedCount }')
+        await mutate(bobToken, Array.from({ length: bobCount }, (_, index) => make(index, 102)).join(' '))
+        await mutate(bobToken, 'deleteManyFolders(input: { filter: { rank: { eq: 102 } } }) { deletedCount }')
+      }
+      // Closing counts (3 updated, 2 deleted) that neither the probes nor the test's writes make.
+      await live([updated, deleted, updatedMany, deletedMany, bobMany], {
+        probe: () => cycle('probe', 2, 1),
+        closing: () => cycle('closing', 3, 2),
+        closed: (event) =>
+          [event.updatedOneFolder?.name, event.deletedOneFolder?.name].includes('closing!') ||
+          event.updatedManyFolders?.updatedCount === 3 ||
+          event.deletedManyFolders?.deletedCount === 2
+      })
       const created = await graphql(
         env.server,
         'mutation { a: createOneFolder(input: { folder: { name: "s1", rank: 5 } }) { id } b: createOneFolder(input: { folder: { name: "s2", rank: 5 } }) { id } }',
@@ -187,9 +247,26 @@ forEachDatabase(
       )
       const folderId = folder.data.createOneFolder.id
       const { a, b } = notes.data
+      const probe = await graphql(
+        env.server,
+        'mutation { createOneNote(input: { note: { text: "probe" } }) { id } }',
+        undefined,
+        bearer(annToken)
+      )
+      /** Renames ann's probe note, outside the folder: her subscriber hears it. */
+      const rename = (text: string) =>
+        graphql(
+          env.server,
+          `mutation { updateOneNote(input: { id: ${probe.data.createOneNote.id}, update: { text: "${text}" } }) { id } }`,
+          undefined,
+          bearer(annToken)
+        )
       const updated = watch(client(annToken), 'subscription { updatedOneNote { text folderId } }')
-      await until(() => subscribers(env.server, 'notes') > 0, 'subscribed')
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await live([updated], {
+        probe: () => rename('probe'),
+        closing: () => rename('closing'),
+        closed: (event) => event.updatedOneNote.text === 'closing'
+      })
       const refused = await graphql(
         env.server,
         `mutation { addNotesToFolder(input: { id: ${folderId}, relationIds: [${a.id}, ${hidden.data.createOneNote.id}] }) { id } }`,
@@ -205,8 +282,13 @@ forEachDatabase(
       )
       assert.equal(added.errors, undefined)
       await until(() => updated.events.length > 0, 'the committed change')
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      assert.deepEqual(updated.events, [{ updatedOneNote: { text: 'b', folderId: Number(folderId) } }])
+      // The sentinel: heard after anything either addNotesToFolder announced.
+      await rename('sentinel')
+      await until(() => updated.events.at(-1)?.updatedOneNote.text === 'sentinel', 'the sentinel')
+      assert.deepEqual(updated.events, [
+        { updatedOneNote: { text: 'b', folderId: Number(folderId) } },
+        { updatedOneNote: { text: 'sentinel', folderId: null } }
+      ])
     })
 
     it('without a token the guard refuses the subscription; a bad token closes the connection', async () => {
@@ -318,8 +400,12 @@ forEachDatabase(
           payload: { query: 'subscription { createdFolder { name } }' }
         })
       )
-      await until(() => subscribers(env.server, 'folders') === 1, 'subscribed')
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      const heard = () => messages.some((message) => message.type === 'next')
+      await probeUntil(
+        () => rest(annToken, 'POST', '/folders', { name: 'probe' }),
+        heard,
+        'the subscription heard a probe'
+      )
       const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
       // Stop reading: the server's writes back up once the kernel buffers are full.
       ;(socket as unknown as { _socket: { pause(): void } })._socket.pause()

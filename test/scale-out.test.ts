@@ -10,6 +10,7 @@ import { createClient } from 'graphql-ws'
 import WebSocket from 'ws'
 import { eventually, freshSyncKey, reachable, REDIS, startInstance, type Instance } from './support/instances'
 import { TcpProxy } from './support/tcp-proxy'
+import { probeUntil } from './support/eventually'
 
 const INSTANCES = 3
 /** Each way, on the link of one more instance to the broker: far longer than the test's next request takes. */
@@ -192,10 +193,11 @@ for (const name of databaseNames) {
       try {
         const [first, second] = instances
         // A subscription is live once its own check (a find) ran: probes until every client heard one.
-        for (let probe = 0; probe < 50 && !heard.every((records) => records.length > 0); probe++) {
-          await first.http('POST', '/todo-items', { title: 'probe', priority: 2 })
-          await new Promise((resolve) => setTimeout(resolve, 100))
-        }
+        await probeUntil(
+          () => first.http('POST', '/todo-items', { title: 'probe', priority: 2 }),
+          () => heard.every((records) => records.length > 0),
+          'every instance’s subscriber heard a probe'
+        )
         await first.http('POST', '/todo-items', { title: 'low', priority: 1 })
         const created = await second.http('POST', '/todo-items', {
           title: 'to every subscriber',
