@@ -1,5 +1,6 @@
 import { TooManyRequests } from '@feathersjs/errors'
 import type { Application, HookContext } from '@feathersjs/feathers'
+import { connectionAdmission } from '../common/connection-admission'
 
 export interface RealtimeOptions {
   /** Real-time (socket.io) connections one user may hold logged in at once; a login past it is a 429. */
@@ -29,15 +30,17 @@ export function limitConnectionsPerUser(app: Application, maxConnectionsPerUser:
   const defaultAuthentication = (app as { defaultAuthentication?: () => unknown }).defaultAuthentication
   const authentication = defaultAuthentication?.call(app) as { hooks?: (hooks: object) => void } | undefined
   if (!authentication?.hooks) return
-  const held = new Map<string, Set<object>>()
+  const admission = connectionAdmission(
+    { maxConnections: Infinity, maxConnectionsPerUser },
+    'real-time connections'
+  )
+  /** The subject each counted connection logged in as. */
   const holder = new WeakMap<object, string>()
   const release = (connection: object | undefined) => {
     const subject = connection && holder.get(connection)
     if (subject === undefined) return
     holder.delete(connection!)
-    const connections = held.get(subject)!
-    connections.delete(connection!)
-    if (connections.size === 0) held.delete(subject)
+    admission.release(subject)
   }
   app.on('disconnect', (connection: object) => release(connection))
   app.on('logout', (_result: unknown, params: { connection?: object }) => release(params?.connection))
@@ -49,15 +52,10 @@ export function limitConnectionsPerUser(app: Application, maxConnectionsPerUser:
           const subject = subjectOf(context.result as LoginResult)
           if (!connection || subject === undefined || holder.get(connection) === subject) return
           release(connection)
-          const connections = held.get(subject) ?? new Set<object>()
-          if (connections.size >= maxConnectionsPerUser) {
-            throw new TooManyRequests(
-              `At most ${maxConnectionsPerUser} real-time connections per user are logged in at once; ` +
-                'close one (or log it out) first'
-            )
+          const refusal = admission.admit(subject)
+          if (refusal) {
+            throw new TooManyRequests(`${refusal} are logged in at once; close one (or log it out) first`)
           }
-          connections.add(connection)
-          held.set(subject, connections)
           holder.set(connection, subject)
         }
       ]

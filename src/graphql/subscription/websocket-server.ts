@@ -17,17 +17,16 @@ import { resourceService } from '../../service/resource-service'
 import type { ResourceParams } from '../../model/records'
 import { graphqlContextOf, type SubscriptionSource } from '../fields/context'
 import { eventStream } from './event-stream'
-import {
-  connectionAdmission,
-  TOKEN_EXPIRED_CLOSE_CODE,
-  TOO_MANY_CONNECTIONS_CLOSE_CODE,
-  type ConnectionLimits
-} from './connection-admission'
+import { connectionAdmission, type ConnectionLimits } from '../../common/connection-admission'
 import { ResourceEvents } from './resource-events'
 import { copyWith } from '../../common/copy-with'
 
 /** Close code of a connection whose client left more than `maxQueuedEvents` events of a subscription unread. */
 export const SLOW_CONSUMER_CLOSE_CODE = 4429
+/** Close code of a connection refused for the server's or its user's limit of connections. */
+const TOO_MANY_CONNECTIONS_CLOSE_CODE = 4429
+/** Close code of a connection whose access token expired (as a 401 would say over HTTP). */
+const TOKEN_EXPIRED_CLOSE_CODE = 4401
 
 export interface WebSocketOptions {
   path: string
@@ -152,7 +151,7 @@ function tooManySubscriptions(maxSubscriptions: number) {
 function serverOptions(app: Application, options: WebSocketOptions, hubs: ReturnType<typeof eventHubs>) {
   const { limits } = options
   const connections = new WeakMap<ConnectionContext, Connection & { expiry?: NodeJS.Timeout }>()
-  const admission = connectionAdmission(limits)
+  const admission = connectionAdmission(limits, 'GraphQL WebSocket connections')
   // As graphql-http does over HTTP: GraphQL's own rules, then the plugin's. The documents' cache keeps one
   // judgement per document, so both transports must judge with the same rules.
   const rules = [...specifiedRules, ...options.rules]
