@@ -6,7 +6,7 @@ import { graphql } from './support/graphql'
 import { mutationAppFactory } from './support/mutation-app'
 import { forEachDatabase, type TestServer } from './support/server'
 import { graphqlWsClient, wsUrl } from './support/graphql-ws'
-import { probeUntil } from './support/eventually'
+import { pollUntil, probeUntil } from './support/eventually'
 
 interface Watch {
   events: any[]
@@ -37,13 +37,7 @@ function watch(client: Client, query: string, variables?: Record<string, unknown
   return { events, errors, done, stop: () => stop() }
 }
 
-const until = async (condition: () => boolean, what: string, ms = 5000) => {
-  const end = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
+const until = (condition: () => boolean, what: string, ms = 5000) => pollUntil(condition, what, { ms })
 
 /** The service's listeners of `created`: one while anyone subscribes to any of the resource's events. */
 const subscribers = (server: TestServer, path: string) => server.app.service(path).listenerCount('created')

@@ -9,7 +9,7 @@ import { graphql } from './support/graphql'
 import { mutationAppFactory } from './support/mutation-app'
 import { forEachDatabase } from './support/server'
 import { graphqlWsClient, wsUrl } from './support/graphql-ws'
-import { probeUntil } from './support/eventually'
+import { pollUntil, probeUntil } from './support/eventually'
 
 /** Subscribes, resolving once the server acknowledged the connection; `errors` and `closed` fill as they come. */
 function subscribe(client: Client, query: string, variables?: Record<string, unknown>) {
@@ -28,13 +28,7 @@ function subscribe(client: Client, query: string, variables?: Record<string, unk
   return { state, connected }
 }
 
-async function until(condition: () => boolean, what: string, ms = 10000) {
-  const end = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
+const until = (condition: () => boolean, what: string, ms = 10000) => pollUntil(condition, what, { ms })
 
 /** How long `work` takes, in milliseconds. */
 async function timed(work: () => Promise<unknown>) {

@@ -95,16 +95,23 @@ async function fanOut(server: TestServer, { token, reader, writer }: FanOut, kee
   return { admitted, refused, p99: p99(latencies) }
 }
 
-forEachDatabase('socket.io fan-out: the example app, anonymous connections', (env) => {
+/** Declares that the connections a test started are stopped after it, before the server closes (which waits for them). */
+function stopsConnectionsAfterEach() {
   let connections: NodeProcess | undefined
-  // Before the server closes, which waits for its connections.
   afterEach(async () => {
     await connections?.stop()
   })
+  return (started: NodeProcess) => {
+    connections = started
+  }
+}
+
+forEachDatabase('socket.io fan-out: the example app, anonymous connections', (env) => {
+  const keep = stopsConnectionsAfterEach()
 
   it(`keeps other clients' p99 under a second while ${WRITES} writes go to ${CONNECTIONS} connections of one client`, async function () {
     this.timeout(120000)
-    const result = await fanOut(env.server, { reader: {}, writer: {} }, (started) => (connections = started))
+    const result = await fanOut(env.server, { reader: {}, writer: {} }, keep)
     assert.deepEqual([result.admitted, result.refused], [CONNECTIONS, 0])
     assert.ok(result.p99 < 1000, `the other clients' p99 was ${result.p99.toFixed(0)} ms`)
   })
@@ -120,16 +127,13 @@ async function annFansOutToBob(server: TestServer, keep: (started: NodeProcess) 
 forEachDatabase(
   'socket.io fan-out: a user allowed hundreds of connections, events decided per connection',
   (env) => {
-    let connections: NodeProcess | undefined
-    afterEach(async () => {
-      await connections?.stop()
-    })
+    const keep = stopsConnectionsAfterEach()
 
     it(`keeps another user's p99 under a second while ${WRITES} writes go to ${CONNECTIONS} connections of one user`, async function () {
       // authorize decides each event per connection, in promises that settle at once: without breaths
       // between the decisions, every other request waits for the whole fan-out.
       this.timeout(120000)
-      const result = await annFansOutToBob(env.server, (started) => (connections = started))
+      const result = await annFansOutToBob(env.server, keep)
       assert.deepEqual([result.admitted, result.refused], [CONNECTIONS, 0])
       assert.ok(result.p99 < 1000, `the other user's p99 was ${result.p99.toFixed(0)} ms`)
     })
@@ -140,14 +144,11 @@ forEachDatabase(
 forEachDatabase(
   'socket.io fan-out: one user with hundreds of connections',
   (env) => {
-    let connections: NodeProcess | undefined
-    afterEach(async () => {
-      await connections?.stop()
-    })
+    const keep = stopsConnectionsAfterEach()
 
     it(`logs in ${PER_USER} of one user's ${CONNECTIONS} connections, and another user's p99 stays under a second`, async function () {
       this.timeout(120000)
-      const result = await annFansOutToBob(env.server, (started) => (connections = started))
+      const result = await annFansOutToBob(env.server, keep)
       assert.deepEqual([result.admitted, result.refused], [PER_USER, CONNECTIONS - PER_USER])
       assert.ok(result.p99 < 1000, `the other user's p99 was ${result.p99.toFixed(0)} ms`)
     })
