@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { startServer, type TestServer } from './support/server'
+import { serverOn } from './support/server'
 
 /**
  * The example's /docs (Swagger UI) and /graphiql pages over plain HTTP, with no browser: what the page
@@ -30,24 +30,15 @@ function references(html: string) {
 }
 
 describe('Swagger UI and GraphiQL pages over HTTP, without a browser', function () {
-  let server: TestServer
-
-  before(async function () {
-    this.timeout(60000)
-    server = await startServer('sqlite')
-  })
-
-  after(async () => {
-    await server?.close()
-  })
+  const env = serverOn('sqlite')
 
   for (const page of PAGES) {
     it(`serves ${page.path} with a same-origin policy and only assets of its own`, async () => {
-      const bare = await fetch(server.baseUrl + page.path, { redirect: 'manual' })
+      const bare = await fetch(env.server.baseUrl + page.path, { redirect: 'manual' })
       assert.equal(bare.status, 302)
       assert.equal(bare.headers.get('location'), `${page.path}/`)
 
-      const response = await server.http('GET', `${page.path}/`)
+      const response = await env.server.http('GET', `${page.path}/`)
       assert.equal(response.status, 200)
       assert.match(response.headers.get('content-type') ?? '', /^text\/html/)
       const policy = directives(response.headers.get('content-security-policy') ?? '')
@@ -63,14 +54,14 @@ describe('Swagger UI and GraphiQL pages over HTTP, without a browser', function 
         )
       }
 
-      // Everything the page loads is relative, so it stays on this server, and is served.
+      // Everything the page loads is relative, so it stays on this env.server, and is served.
       const html = response.text
       assert.doesNotMatch(html, /(?:src|href)="(?:https?:)?\/\//, 'no absolute URLs in the page')
       assert.doesNotMatch(html, /<script>/, 'no inline scripts, which the policy would block')
       const loaded = references(html)
       assert.ok(loaded.some((url) => url.endsWith('.js')) && loaded.some((url) => url.endsWith('.css')))
       for (const url of loaded) {
-        const asset = await fetch(new URL(url, `${server.baseUrl}${page.path}/`))
+        const asset = await fetch(new URL(url, `${env.server.baseUrl}${page.path}/`))
         const body = await asset.text()
         assert.equal(asset.status, 200, url)
         assert.match(
@@ -85,18 +76,18 @@ describe('Swagger UI and GraphiQL pages over HTTP, without a browser', function 
       // The page's own script points at this server's endpoint, which answers.
       const init = loaded.find((url) => /init/.test(url))!
       assert.match(
-        await (await fetch(new URL(init, `${server.baseUrl}${page.path}/`))).text(),
+        await (await fetch(new URL(init, `${env.server.baseUrl}${page.path}/`))).text(),
         new RegExp(page.data)
       )
       if (page.dataType) {
-        const data = await server.http('GET', page.data)
+        const data = await env.server.http('GET', page.data)
         assert.equal(data.status, 200)
         assert.match(data.headers.get('content-type') ?? '', new RegExp(page.dataType))
       }
 
       // Only the named assets: nothing else of the packages' directories.
       for (const other of ['package.json', '..%2Fpackage.json', 'index.js', 'README.md']) {
-        assert.equal((await server.http('GET', `${page.path}/${other}`)).status, 404, other)
+        assert.equal((await env.server.http('GET', `${page.path}/${other}`)).status, 404, other)
       }
     })
   }

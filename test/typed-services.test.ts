@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox'
 import ts from 'typescript'
 import { Field, FilterableField, IDField } from '../src'
 import { resourceClient, type ResourceClientService } from '../src/client'
-import { startServer, type TestServer } from './support/server'
+import { serverOn } from './support/server'
 
 const ROOT = path.resolve(__dirname, '..')
 
@@ -111,20 +111,11 @@ describe("The annotations' readOnly and default options", () => {
 })
 
 describe('resourceClient: a Feathers REST client service that speaks Feathers on the base path [sqlite]', function () {
-  let server: TestServer
-
-  before(async function () {
-    this.timeout(60000)
-    server = await startServer('sqlite')
-  })
-
-  after(async () => {
-    await server?.close()
-  })
+  const env = serverOn('sqlite')
 
   function clientApp(configure: boolean) {
     const client = feathers<{ 'todo-items': ResourceClientService }>()
-    const connection = restClient(server.baseUrl).fetch(fetch)
+    const connection = restClient(env.server.baseUrl).fetch(fetch)
     client.configure(connection)
     client.set('connection', connection)
     if (configure) client.configure(resourceClient('todo-items'))
@@ -132,7 +123,7 @@ describe('resourceClient: a Feathers REST client service that speaks Feathers on
   }
 
   it("answers find in Feathers' shape with Feathers' syntax, which without the header is a 400", async () => {
-    await server.http('POST', '/todo-items', { title: 'listed' }, { 'user-name': 'ann' })
+    await env.server.http('POST', '/todo-items', { title: 'listed' }, { 'user-name': 'ann' })
     const page = await clientApp(true)
       .service('todo-items')
       .find({ query: { $limit: 1, $sort: { id: 1 } } })

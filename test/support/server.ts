@@ -62,6 +62,22 @@ export async function startServer(
 }
 
 /**
+ * Declares hooks that start a fresh server on `database` before the enclosing suite's tests and close it after
+ * them; `env.server` is that server.
+ */
+export function serverOn(database: DatabaseName, factory: AppFactory = exampleApp) {
+  const env = {} as { server: TestServer }
+  before(async function () {
+    this.timeout(60000)
+    env.server = await startServer(database, factory)
+  })
+  after(async () => {
+    await env.server?.close()
+  })
+  return env as { readonly server: TestServer }
+}
+
+/**
  * Declares `suite` once per database: `forEachDatabase('REST list', (env) => { it(...) })`, where `env.server`
  * is a fresh server started before the suite's tests and closed after them.
  */
@@ -72,15 +88,7 @@ export function forEachDatabase(
 ) {
   for (const database of databaseNames) {
     describe(`${title} [${database}]`, function () {
-      const env = {} as { server: TestServer }
-      before(async function () {
-        this.timeout(60000)
-        env.server = await startServer(database, factory)
-      })
-      after(async () => {
-        await env.server?.close()
-      })
-      suite(env)
+      suite(serverOn(database, factory))
     })
   }
 }
