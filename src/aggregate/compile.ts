@@ -61,7 +61,12 @@ function aggregateExpression(
 const flagsOverflow = (target: SqlTarget, { fn, field }: AggregateColumn) =>
   target.dialect.overflowed !== undefined && (fn === 'sum' || fn === 'avg') && field.kind !== 'integer'
 
-function groupExpression(knex: Knex, target: SqlTarget, buckets: DateBuckets, group: GroupColumn): Knex.Raw {
+export function groupExpression(
+  knex: Knex,
+  target: SqlTarget,
+  buckets: DateBuckets,
+  group: GroupColumn
+): Knex.Raw {
   const column = group.column ?? qualified(target, group.field)
   return group.bucket ? buckets.bucket(column, group.bucket, group.zone ?? UTC) : knex.raw('??', [column])
 }
@@ -182,7 +187,7 @@ export function needsSqliteFunctions(target: SqlTarget, plan: AggregatePlan) {
  * The 400 of a request that groups into more than `maxGroups` rows without paging. The statement reads one
  * row past the limit, so a grouping by the id of a million records costs `maxGroups + 1` rows, not a million.
  */
-function tooManyGroups(plan: AggregatePlan) {
+export function tooManyGroups(plan: AggregatePlan) {
   const what = plan.partition ? 'groups of all the parents together' : 'groups'
   return badField(
     'groupBy',
@@ -295,6 +300,10 @@ function fromGroups(
   return query.orderBy(`${RANKED}.${ROW}`)
 }
 
+/** Whether an unpaged plan's statement found more groups than it may answer (it reads one past the cap). */
+export const exceedsGroups = (plan: AggregatePlan, result: Rows) =>
+  !plan.paging && result.length > plan.maxGroups
+
 /** The answer to `plan` from the rows of its statement (compiled for `plan` or for one of the same shape). */
 export function decodeAggregateRows(
   plan: AggregatePlan,
@@ -302,6 +311,6 @@ export function decodeAggregateRows(
 ): AggregateResponse[] | AggregatePage | PartitionedAggregates {
   const { paging, partition } = plan
   if (paging) return partition ? decodePartitions(plan, result) : decodePage(plan, result)
-  if (result.length > plan.maxGroups) throw tooManyGroups(plan)
+  if (exceedsGroups(plan, result)) throw tooManyGroups(plan)
   return partition ? decodePartitions(plan, result) : decodeResponses(plan, result)
 }

@@ -22,6 +22,12 @@ export interface ResourceParams extends Params<ResourceQuery> {
    * collections (`defaultFilter`) do not apply, as they do not for `get`; `authorize` does.
    */
   lookup?: boolean
+  /**
+   * The request this call is part of (a GraphQL operation's aliases share one): how many of its aggregates
+   * were refused for grouping into too many groups. After one, each unpaged grouping counts its keys first,
+   * so that a request cannot buy a whole grouping per alias only to have each refused.
+   */
+  groupRefusals?: { count: number }
   /** An open transaction (compatible with @feathersjs/knex's `transaction` hooks). */
   transaction?: { trx: Knex.Transaction }
   headers?: Record<string, string | string[] | undefined>

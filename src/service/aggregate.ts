@@ -6,7 +6,14 @@ import type { AggregateRequest } from '../model/aggregate'
 import type { ResourceParams } from '../model/records'
 import { storedColumn } from '../query/sql-target'
 import type { Link } from '../query/read-statements'
-import { compileAggregate, decodeAggregateRows, needsSqliteFunctions } from '../aggregate/compile'
+import type { Rows } from '../dialect/dialect'
+import {
+  compileAggregate,
+  decodeAggregateRows,
+  exceedsGroups,
+  needsSqliteFunctions
+} from '../aggregate/compile'
+import { checkGroupProbe, compileGroupProbe, probesGroups } from '../aggregate/group-probe'
 import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
 import { withSqliteFunctions } from '../aggregate/sqlite-functions'
 import type { ResourceStore } from './store'
@@ -52,20 +59,39 @@ export async function aggregateRecords(
   // Time zones on SQLite need functions on the statement's connection, and a many-to-many link joins a
   // table of its own: those are built for each call.
   const needsFunctions = needsSqliteFunctions(target, plan)
+  const refusals = params.groupRefusals
+  if (refusals && refusals.count > 0 && probesGroups(plan)) {
+    const probe = (bound: readonly unknown[]) =>
+      compileGroupProbe(
+        knex,
+        store.statements.whereVisible(knex(resource.table), visible, bound),
+        target,
+        plan
+      )
+    const keys = plan.groups.map(({ field, column, bucket, zone }) => [field.name, column, bucket, zone])
+    const shape = `aggregate-probe|${JSON.stringify(keys)}|${visible.key}`
+    const counted = needsFunctions
+      ? await withSqliteFunctions(knex, probe(visible.values), runRows)
+      : await store.run(params, shape, visible.values, probe)
+    checkGroupProbe(plan, counted)
+  }
+  let rows: Rows
   if (link || needsFunctions) {
     const query = compile(visible.values)
-    const run = (built: Knex.QueryBuilder) => runQuery<Array<Record<string, unknown>>>(built)
-    const rows = needsFunctions ? await withSqliteFunctions(knex, query, run) : await run(query)
-    return decodeAggregateRows(plan, rows)
+    rows = needsFunctions ? await withSqliteFunctions(knex, query, runRows) : await runRows(query)
+  } else {
+    // The statement depends on the request (grouping, functions, having, order, paging, zones), on the series
+    // a fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
+    // from call to call of one dashboard's aggregate, so they are bound into a statement compiled once.
+    const fillKeys = plan.fill ? JSON.stringify(plan.fill.keys) : ''
+    const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}`
+    rows = await store.run(params, shape, visible.values, compile)
   }
-  // The statement depends on the request (grouping, functions, having, order, paging, zones), on the series a
-  // fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
-  // from call to call of one dashboard's aggregate, so they are bound into a statement compiled once.
-  const fillKeys = plan.fill ? JSON.stringify(plan.fill.keys) : ''
-  const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}`
-  const rows = await store.run(params, shape, visible.values, compile)
+  if (refusals && exceedsGroups(plan, rows)) refusals.count++
   return decodeAggregateRows(plan, rows)
 }
+
+const runRows = (built: Knex.QueryBuilder) => runQuery<Rows>(built)
 
 /** What the first aggregate would otherwise wait for where the database groups by indexes: the table's indexes. */
 export async function readGroupIndexes(store: ResourceStore) {

@@ -48,7 +48,8 @@ export function createGraphqlContext(
 ): GraphqlContext {
   const base: ResourceParams = copyWith(ctx.feathers as object, {
     headers: ctx.request.headers,
-    provider: 'graphql'
+    provider: 'graphql',
+    groupRefusals: { count: 0 }
   })
   return new RequestContext(app, base, concurrentCalls)
 }
@@ -63,7 +64,8 @@ export function graphqlContextOf(
   concurrentCalls: number,
   events?: SubscriptionSource
 ): GraphqlContext {
-  return new RequestContext(app, copyWith(request, { provider: 'graphql' }), concurrentCalls, events)
+  const params = copyWith(request, { provider: 'graphql', groupRefusals: { count: 0 } })
+  return new RequestContext(app, params, concurrentCalls, events)
 }
 
 /** One operation's context: its params, its resources' services made on first use, its relation loaders. */
