@@ -74,7 +74,9 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
     feathersQuery({
       Model: db,
       resources: exampleResources,
-      openapi: { path: '/openapi.json', info: { title: 'feathers-query example API', version: '0.1.0' } }
+      openapi: { path: '/openapi.json', info: { title: 'feathers-query example API', version: '0.1.0' } },
+      // GET /health/ready (the database answers) and /health/live, for a load balancer or a container platform.
+      health: true
     })
   )
 

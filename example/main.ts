@@ -1,5 +1,5 @@
 import configuration from '@feathersjs/configuration'
-import { ConfigurationError } from 'feathers-query'
+import { ConfigurationError, gracefulShutdown } from 'feathers-query'
 import { createApp } from './app'
 import { redact } from './database'
 
@@ -23,6 +23,8 @@ async function main() {
   }
   const { app } = started
   const server = await app.listen(settings.port, settings.host)
+  // SIGTERM and SIGINT (Ctrl-C) let requests in flight finish and tell WebSocket clients to reconnect.
+  gracefulShutdown(app, server)
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : settings.port
   const base = `http://${settings.host}:${port}`
@@ -33,6 +35,7 @@ async function main() {
       `  CSV       ${base}/todo-items/export  (aggregates ${base}/todo-items/aggregate)`,
       `  GraphQL   ${base}/graphql  (GraphiQL ${base}/graphiql)`,
       `  OpenAPI   ${base}/openapi.json  (Swagger UI ${base}/docs)`,
+      `  Health    ${base}/health/ready  ${base}/health/live`,
       `  Home      ${base}/`
     ].join('\n')
   )

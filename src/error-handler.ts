@@ -44,6 +44,7 @@ export type ErrorLogger = (error: unknown, ctx: Context) => void
  * Every failure as Feathers error JSON (`{name, message, code, className, data?, errors?}`): Feathers errors as
  * they are, HTTP errors from Koa middleware mapped to their status, anything else a 500 whose details stay
  * in the log, not in the response: `log` when given, else the plugin's `logger` (console until one is set).
+ * A client error with a `cause` (a database's refusal) is logged too, with its cause.
  */
 export function errorHandler(log?: ErrorLogger) {
   return async (ctx: Context, next: Next) => {
@@ -55,10 +56,12 @@ export function errorHandler(log?: ErrorLogger) {
     } catch (raw) {
       let error = raw instanceof FeathersError ? raw : fromHttpError(raw as object)
       error ??= undecodableBody(raw, ctx) ?? new GeneralError('Internal server error')
-      const cause = (raw as { cause?: unknown })?.cause ?? raw
-      if (error.code >= 500) {
-        if (log) log(cause, ctx)
-        else logFailure(loggerOf(ctx.app), cause)
+      const cause = (raw as { cause?: unknown })?.cause
+      // A client's error with a cause (a driver's refusal) is logged whole: its stack tells the cause.
+      const logged = error.code >= 500 ? (cause ?? raw) : cause !== undefined ? raw : undefined
+      if (logged !== undefined) {
+        if (log) log(logged, ctx)
+        else logFailure(loggerOf(ctx.app), logged)
       }
       ctx.status = error.code
       ctx.body = isGraphqlRequest(ctx) ? graphqlBody(error) : error.toJSON()

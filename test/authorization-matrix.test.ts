@@ -107,6 +107,18 @@ async function csvIds(caller: Caller, path: string, key: (id: unknown) => string
   return idColumn(response.text).map(key)
 }
 
+async function ndjsonIds(caller: Caller, path: string, key: (id: unknown) => string) {
+  // Read as text: the suite's JSON client would parse it as one JSON text.
+  const response = await fetch(caller.server.baseUrl + path, {
+    headers: { ...caller.headers, accept: 'application/x-ndjson' }
+  })
+  const text = await response.text()
+  assert.equal(response.status, 200, text)
+  assert.equal(response.headers.get('content-type'), 'application/x-ndjson')
+  const lines = text.split('\n').filter(Boolean)
+  return lines.map((line) => key(JSON.parse(line).id))
+}
+
 async function snapshot(db: Knex, table: string) {
   const [rows] = await tableRows(db, [table])
   return new Map(rows.map((row) => [Number(row.id), JSON.stringify(row)]))
@@ -246,6 +258,16 @@ const PATHS: MatrixPath[] = [
     path: 'CSV export, SubTask (disableFilter)',
     reaches: tasks,
     run: (caller) => csvIds(caller, '/sub-tasks/export', subTaskKey)
+  },
+  {
+    path: 'NDJSON export',
+    reaches: items,
+    run: (caller) => ndjsonIds(caller, '/todo-items/export', todoKey)
+  },
+  {
+    path: 'NDJSON export, SubTask (disableFilter)',
+    reaches: tasks,
+    run: (caller) => ndjsonIds(caller, '/sub-tasks/export', subTaskKey)
   },
   {
     path: 'GraphQL collection',

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { startServer, type TestServer } from './support/server'
+import { startServer, type AppFactory, type TestServer } from './support/server'
 import { seedTodoItems } from './support/seed'
+import { accessToken, bearer, createAuthApp } from './support/auth-app'
+import { graphiql, swaggerUi } from '../src/pages'
 
 /** Debian's Chromium; `.ci/run` installs it. Playwright's own browser downloads cannot reach their hosts here. */
 const CHROMIUM = '/usr/bin/chromium'
@@ -41,6 +43,11 @@ function assertLocalOnly(requests: string[]) {
   assert.deepEqual(foreign, [])
 }
 
+/** Swagger UI's element of an operation: its id is the tag and the operation id, the dot escaped. */
+function swaggerOperation(page: Page, tag: string, operationId: string) {
+  return page.locator(`[id="operations-${tag}-${operationId.replace('.', '\\\\.')}"]`)
+}
+
 async function setGraphiqlQuery(page: Page, query: string) {
   // GraphiQL 4 edits with CodeMirror 5, whose instance hangs on its element; its change events update GraphiQL.
   const editor = page.locator('.graphiql-query-editor .CodeMirror')
@@ -49,21 +56,33 @@ async function setGraphiqlQuery(page: Page, query: string) {
   }, query)
 }
 
+/** Skips the suite where there is no Chromium, unless CI requires one. */
+function requireChromium(context: Mocha.Context) {
+  if (existsSync(CHROMIUM)) return
+  // CI (.ci/run) installs Chromium and says so: there, a missing browser is a failure, not a skip.
+  if (process.env.FQ_REQUIRE_BROWSER)
+    throw new Error(`No browser at ${CHROMIUM}, and FQ_REQUIRE_BROWSER is set`)
+  console.log(
+    `    (skipped: no browser at ${CHROMIUM}; install Debian's chromium package to run these tests)`
+  )
+  context.skip()
+}
+
+/** Waits until the GraphiQL page's subscription has reached the service, as one more `created` listener. */
+async function untilSubscribed(server: TestServer, path: string, listeners: number) {
+  const subscribed = () => server.app.service(path).listenerCount('created') > listeners
+  for (let tries = 0; !subscribed() && tries < 200; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  return subscribed()
+}
+
 describe('Swagger UI and GraphiQL in a browser, offline', function () {
   this.timeout(120000)
   let server: TestServer
   let browser: Browser
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      // CI (.ci/run) installs Chromium and says so: there, a missing browser is a failure, not a skip.
-      if (process.env.FQ_REQUIRE_BROWSER)
-        throw new Error(`No browser at ${CHROMIUM}, and FQ_REQUIRE_BROWSER is set`)
-      console.log(
-        `    (skipped: no browser at ${CHROMIUM}; install Debian's chromium package to run these tests)`
-      )
-      this.skip()
-    }
+    requireChromium(this)
     server = await startServer('sqlite')
     await seedTodoItems(server.db, [
       { title: 'Seen in Swagger UI', priority: 2 },
@@ -80,8 +99,7 @@ describe('Swagger UI and GraphiQL in a browser, offline', function () {
   it('Swagger UI renders the TodoItem operations and runs GET /todo-items', async () => {
     const { page, requests, errors } = await openPage(browser)
     await page.goto(`${server.baseUrl}/docs`)
-    // Swagger UI's element id per operation: tag and operation id, with the dot escaped by a backslash.
-    const operation = (name: string) => page.locator(`[id="operations-TodoItem-todoItems\\\\.${name}"]`)
+    const operation = (name: string) => swaggerOperation(page, 'TodoItem', `todoItems.${name}`)
     for (const name of [
       'queryMany',
       'createOne',
@@ -148,10 +166,8 @@ describe('Swagger UI and GraphiQL in a browser, offline', function () {
     // subscription with the previous document's kind, over HTTP.
     await page.waitForTimeout(1000)
     await page.getByRole('button', { name: /Execute query/ }).click()
-    const subscribed = () => server.app.service('todo-items').listenerCount('created') > listeners
-    for (let tries = 0; !subscribed() && tries < 200; tries++)
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    assert.ok(subscribed(), `GraphiQL did not subscribe: ${await result.innerText()}`)
+    const subscribed = await untilSubscribed(server, 'todo-items', listeners)
+    assert.ok(subscribed, `GraphiQL did not subscribe: ${await result.innerText()}`)
     assert.equal((await server.http('POST', '/todo-items', { title: 'Heard in GraphiQL' })).status, 201)
     await result.getByText('"title": "Heard in GraphiQL"').waitFor()
     assert.deepEqual(sockets, [server.baseUrl.replace('http', 'ws') + '/graphql'])
@@ -166,5 +182,97 @@ describe('Swagger UI and GraphiQL in a browser, offline', function () {
     for (const href of ['/todo-items', '/openapi.json', '/docs/', '/graphiql/'])
       assert.ok(links.includes(href), href)
     assertLocalOnly(requests)
+  })
+})
+
+/** The JWT-secured application of the authorization tests, with both pages mounted. */
+const securedAppWithPages: AppFactory = async (databaseUrl) => {
+  const secured = await createAuthApp(databaseUrl)
+  secured.app.use(swaggerUi({ path: '/docs', url: '/openapi.json' }))
+  secured.app.use(graphiql({ path: '/graphiql', endpoint: '/graphql' }))
+  return secured
+}
+
+describe('Swagger UI and GraphiQL in a browser, with JWT authentication', function () {
+  this.timeout(120000)
+  let server: TestServer
+  let browser: Browser
+  let token: string
+
+  before(async function () {
+    requireChromium(this)
+    server = await startServer('sqlite', securedAppWithPages)
+    token = await accessToken(server, 'ann')
+    const created = await server.http(
+      'POST',
+      '/todo-items',
+      { title: "Ann's, seen in Swagger UI" },
+      bearer(token)
+    )
+    assert.equal(created.status, 201, created.text)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  })
+
+  after(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  it("Swagger UI's Authorize sends the token: Try it out on a guarded route answers 200", async () => {
+    const { page, requests, errors } = await openPage(browser)
+    await page.goto(`${server.baseUrl}/docs`)
+    const list = swaggerOperation(page, 'TodoItem', 'todoItems.queryMany')
+    await list.waitFor()
+    // A padlock on the guarded operation; the anonymous call is the 401 the document announces.
+    assert.equal(await list.locator('.authorization__btn').count(), 1)
+    await list.locator('.opblock-summary').first().click()
+    await list.getByRole('button', { name: 'Try it out' }).click()
+    await list.getByRole('button', { name: 'Execute' }).click()
+    const status = list.locator('.live-responses-table .response .response-col_status')
+    await status.waitFor()
+    assert.equal((await status.innerText()).trim(), '401')
+
+    await page.locator('.auth-wrapper .btn.authorize').click()
+    await page.locator('.modal-ux input#auth-bearer-value').fill(token)
+    await page.locator('.modal-ux').getByRole('button', { name: 'Apply credentials' }).click()
+    await page.locator('.modal-ux').getByRole('button', { name: 'Close' }).click()
+    await list.getByRole('button', { name: 'Execute' }).click()
+    await list.locator('.live-responses-table .response .response-col_status', { hasText: '200' }).waitFor()
+    const body = await list.locator('.live-responses-table .response .response-col_description').innerText()
+    assert.match(body, /Ann's, seen in Swagger UI/)
+    assertLocalOnly(requests)
+    // The anonymous call's 401 is the only failure the page logs.
+    assert.ok(
+      errors.every((error) => /401/.test(error)),
+      errors.join('\n')
+    )
+  })
+
+  it("GraphiQL sends the Headers tab's Authorization with its subscriptions, which then hear events", async () => {
+    const { page, requests, errors } = await openPage(browser)
+    await page.goto(`${server.baseUrl}/graphiql`)
+    await page.locator('.graphiql-query-editor .CodeMirror').waitFor()
+    await page.getByRole('button', { name: 'Headers' }).click()
+    const headers = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror')
+    await headers.evaluate(
+      (element, text) => {
+        ;(element as unknown as { CodeMirror: { setValue(value: string): void } }).CodeMirror.setValue(text)
+      },
+      JSON.stringify({ Authorization: `Bearer ${token}` })
+    )
+    const listeners = server.app.service('todo-items').listenerCount('created')
+    await setGraphiqlQuery(page, 'subscription Watch { createdTodoItem { title } }')
+    await page.waitForTimeout(1000)
+    await page.getByRole('button', { name: /Execute query/ }).click()
+    const result = page.locator('.result-window')
+    assert.ok(
+      await untilSubscribed(server, 'todo-items', listeners),
+      `GraphiQL did not subscribe: ${await result.innerText()}`
+    )
+    const created = await server.http('POST', '/todo-items', { title: 'Heard by Ann' }, bearer(token))
+    assert.equal(created.status, 201, created.text)
+    await result.getByText('"title": "Heard by Ann"').waitFor()
+    assertLocalOnly(requests)
+    assert.deepEqual(errors, [])
   })
 })

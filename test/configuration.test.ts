@@ -120,6 +120,30 @@ describe('Configuration mistakes are reported at start-up', () => {
       /Timed: export\.maxBatchMilliseconds must be a positive number/
     ],
     [
+      'an export date format that does not exist',
+      configure(
+        defineResource({
+          ...parent,
+          name: 'Dated',
+          basePath: 'dated',
+          export: { dateFormat: 'excel' as 'iso' }
+        })
+      ),
+      /Dated: export\.dateFormat must be iso or spreadsheet, not excel/
+    ],
+    [
+      'an export byte order mark that is not a boolean',
+      configure(
+        defineResource({
+          ...parent,
+          name: 'Marked',
+          basePath: 'marked',
+          export: { bom: 1 as unknown as boolean }
+        })
+      ),
+      /Marked: export\.bom must be a boolean/
+    ],
+    [
       'a negative SQLite busy timeout',
       () => {
         const options = { Model: db, resources: [parent], sqlite: { busyTimeout: -1 } }

@@ -51,6 +51,8 @@ const checkedNoteResource = defineResource({
 
 const looseApp = exampleResourcesApp({
   quietErrors: true,
+  // These schemas are looser than their tables on purpose, and checked_notes is made after start-up.
+  plugin: { checkSchema: false },
   resources: [
     todoItemResource,
     subTaskResource,
@@ -88,7 +90,7 @@ forEachDatabase(
       assert.equal(response.status, 400, response.text)
       assert.equal(response.body.name, 'BadRequest')
       assert.deepEqual(response.body.errors, [
-        { field: 'body.title', message: 'violates a database constraint' }
+        { field: 'body.title', message: 'must not be null (the column is NOT NULL)' }
       ])
       assert.deepEqual(await subTasks(), [])
     })
@@ -136,7 +138,11 @@ forEachDatabase(
       assert.equal(fine.status, 201, fine.text)
       const patched = await env.server.http('PATCH', `/checked-notes/${fine.body.id}`, { body: '' })
       assert.equal(patched.status, 400, patched.text)
-      assert.deepEqual(await env.server.db('checked_notes').select('body'), [{ body: 'abc' }])
+      // Spread: the mysql driver's rows are RowDataPackets, which a strict comparison tells from objects.
+      assert.deepEqual(
+        (await env.server.db('checked_notes').select('body')).map((row) => ({ ...row })),
+        [{ body: 'abc' }]
+      )
     })
   },
   looseApp

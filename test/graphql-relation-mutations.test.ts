@@ -132,3 +132,46 @@ forEachDatabase(
   },
   mutationAppFactory()
 )
+
+forEachDatabase('GraphQL relation mutations that could never succeed are not generated', (env) => {
+  const mutations = async () => {
+    const response = await graphql(env.server, '{ __schema { mutationType { fields { name } } } }')
+    return (response.data.__schema.mutationType.fields as Array<{ name: string }>).map((field) => field.name)
+  }
+
+  it('a required foreign key (SubTask.todoItemId) is set and added, never cleared', async () => {
+    const names = await mutations()
+    for (const kept of ['setTodoItemOnSubTask', 'addSubTasksToTodoItem'])
+      assert.ok(names.includes(kept), kept)
+    for (const left of ['removeTodoItemFromSubTask', 'setSubTasksOnTodoItem', 'removeSubTasksFromTodoItem']) {
+      assert.ok(!names.includes(left), left)
+    }
+    const many = names.filter((name) => /Tags(To|On|From)TodoItem$/.test(name))
+    assert.deepEqual(many.sort(), ['addTagsToTodoItem', 'removeTagsFromTodoItem', 'setTagsOnTodoItem'])
+  })
+
+  it('addSubTasksToTodoItem moves a sub task from its parent to another', async () => {
+    const created = await graphql(
+      env.server,
+      `
+        mutation {
+          a: createOneTodoItem(input: { todoItem: { title: "a" } }) {
+            id
+          }
+          b: createOneTodoItem(input: { todoItem: { title: "b" } }) {
+            id
+          }
+        }
+      `
+    )
+    const { a, b } = created.data as Record<string, { id: string }>
+    const child = await env.server.http('POST', '/sub-tasks', { title: 'child', todoItemId: a.id })
+    assert.equal(child.status, 201, child.text)
+    const moved = await graphql(
+      env.server,
+      `mutation { addSubTasksToTodoItem(input: { id: ${b.id}, relationIds: [${child.body.id}] }) { subTasks { edges { node { title } } } } }`
+    )
+    assert.deepEqual(moved.errors, undefined)
+    assert.deepEqual(moved.data.addSubTasksToTodoItem.subTasks.edges, [{ node: { title: 'child' } }])
+  })
+})

@@ -2,8 +2,14 @@ import assert from 'node:assert/strict'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Ajv2020 from 'ajv/dist/2020'
 import { addFormats } from '@feathersjs/schema'
-import { forEachDatabase, type TestServer } from './support/server'
+import { feathers } from '@feathersjs/feathers'
+import { koa } from '@feathersjs/koa'
+import knex from 'knex'
+import { forEachDatabase, serverOn, type AppFactory, type TestServer } from './support/server'
 import { createFixtureApp } from './support/fixture-app'
+import { accessToken, announcementResource, bearer, createAuthApp } from './support/auth-app'
+import { knexConfig } from '../example/database'
+import { errorHandler, feathersQuery, feathersQueryState, openApiDocument } from '../src'
 import { clearTables, seedTodoItems } from './support/seed'
 
 type Document = any
@@ -78,6 +84,16 @@ forEachDatabase('OpenAPI: the example application', (env) => {
     await assertValidOpenApi(document)
   })
 
+  it('documents no security where no resource has guards', () => {
+    assert.equal(document.components.securitySchemes, undefined)
+    for (const item of Object.values<any>(document.paths)) {
+      for (const operation of Object.values<any>(item)) {
+        assert.equal(operation.security, undefined, operation.operationId)
+        assert.equal(operation.responses['401'], undefined, operation.operationId)
+      }
+    }
+  })
+
   it('describes every TodoItem endpoint with an operation id, a tag and its success status', () => {
     const operations = Object.entries<any>(document.paths).flatMap(([path, item]) =>
       Object.entries<any>(item).map(([method, operation]) => [method.toUpperCase(), path, operation] as const)
@@ -95,7 +111,7 @@ forEachDatabase('OpenAPI: the example application', (env) => {
         ['POST', '/todo-items', 'todoItems.createOne', ['201', '400', '415']],
         ['PATCH', '/todo-items', 'todoItems.patchMany', ['200', '400', '415']],
         ['DELETE', '/todo-items', 'todoItems.deleteMany', ['200', '400']],
-        ['GET', '/todo-items/export', 'todoItems.exportMany', ['200', '400']],
+        ['GET', '/todo-items/export', 'todoItems.exportMany', ['200', '400', '406']],
         ['GET', '/todo-items/aggregate', 'todoItems.aggregate', ['200', '400']],
         ['GET', '/todo-items/{id}', 'todoItems.findById', ['200', '400', '404']],
         ['PUT', '/todo-items/{id}', 'todoItems.updateOne', ['200', '400', '404', '415']],
@@ -154,10 +170,22 @@ forEachDatabase('OpenAPI: the example application', (env) => {
     const exported = document.paths['/todo-items/export'].get
     assert.deepEqual(
       parameterNames(exported),
-      parameterNames(list).slice(2),
-      'export: the filters, no paging'
+      [...parameterNames(list).slice(2), 'bom', 'dateFormat'],
+      'export: the filters, no paging, and the CSV parameters'
     )
-    assert.ok(exported.responses['200'].content['text/csv'])
+    assert.deepEqual(Object.keys(exported.responses['200'].content), ['text/csv', 'application/x-ndjson'])
+    assert.deepEqual(parameter(exported, 'bom').schema, {
+      type: 'string',
+      enum: ['true', 'false', '1', '0'],
+      default: 'false'
+    })
+    assert.deepEqual(parameter(exported, 'dateFormat').schema, {
+      anyOf: [
+        { const: 'iso', type: 'string' },
+        { const: 'spreadsheet', type: 'string' }
+      ],
+      default: 'iso'
+    })
   })
 
   it('describes bodies from the create and update schemas and records from the serialized fields', () => {
@@ -330,7 +358,9 @@ forEachDatabase(
         'id',
         'name',
         'active',
-        'query'
+        'query',
+        'bom',
+        'dateFormat'
       ])
       assert.ok(document.paths['/gadgets/export'].get.responses['200'].headers['X-Export-Row-Limit'])
       assert.deepEqual(parameter(document.paths['/gadgets/{id}'].get, 'id').schema, {
@@ -360,3 +390,119 @@ forEachDatabase(
   },
   createFixtureApp
 )
+
+/** Every operation of the document as `METHOD path` with its operation id, path templates filled with `id`. */
+function operationsOf(document: Document, id: string) {
+  return Object.entries<any>(document.paths).flatMap(([template, item]) =>
+    Object.entries<any>(item).map(([method, operation]) => ({
+      method: method.toUpperCase(),
+      path: template.replace('{id}', id),
+      operation
+    }))
+  )
+}
+
+forEachDatabase(
+  'OpenAPI: guarded operations need a bearer token',
+  (env) => {
+    let document: Document
+    before(async () => {
+      document = await fetchDocument(env.server)
+    })
+
+    it('is a valid OpenAPI 3.1 document with a bearer JWT scheme', async () => {
+      await assertValidOpenApi(document)
+      assert.deepEqual(Object.keys(document.components.securitySchemes), ['authentication'])
+      const scheme = document.components.securitySchemes.authentication
+      assert.deepEqual([scheme.type, scheme.scheme, scheme.bearerFormat], ['http', 'bearer', 'JWT'])
+      assert.ok(document.components.responses.NotAuthenticated)
+    })
+
+    it('puts security and the 401 on exactly the operations whose service method has guards', () => {
+      const secured = (tag: string) =>
+        operationsOf(document, '1')
+          .filter(({ operation }) => operation.tags.includes(tag))
+          .map(({ operation }) => {
+            const has = operation.security !== undefined
+            assert.equal('401' in operation.responses, has, operation.operationId)
+            if (has) assert.deepEqual(operation.security, [{ authentication: [] }])
+            return [operation.operationId, has]
+          })
+      // Guards on the resource: every operation.
+      assert.ok(secured('TodoItem').every(([, has]) => has))
+      // Guards on create, update.one and delete.one only: the reads are public.
+      assert.deepEqual(secured('Announcement'), [
+        ['announcements.queryMany', false],
+        ['announcements.createOne', true],
+        ['announcements.exportMany', false],
+        ['announcements.findById', false],
+        ['announcements.updateOne', true],
+        ['announcements.patchOne', true],
+        ['announcements.deleteOne', true]
+      ])
+      assert.ok(secured('Tag').every(([, has]) => !has))
+    })
+
+    it('agrees with the router: anonymous calls are a 401 exactly where the document says so', async () => {
+      // The resources whose guards require a token (Note and Draft let anonymous callers reach authorize).
+      const tags = ['TodoItem', 'SubTask', 'Tag', 'Announcement']
+      // Multi patch and remove are Feathers' REST transport's, which this app does not configure.
+      const operations = operationsOf(document, '1').filter(
+        ({ operation }) =>
+          tags.some((tag) => operation.tags.includes(tag)) &&
+          !/\.(patch|delete)Many$/.test(operation.operationId)
+      )
+      for (const { method, path, operation } of operations) {
+        const body = method === 'GET' || method === 'DELETE' ? undefined : {}
+        const response = await env.server.http(method, path, body)
+        const described = `${method} ${path}: ${response.status} ${response.text.slice(0, 200)}`
+        assert.equal(response.status === 401, operation.security !== undefined, described)
+      }
+      const token = await accessToken(env.server, 'ann')
+      const list = await env.server.http('GET', '/todo-items', undefined, bearer(token))
+      assert.equal(list.status, 200, list.text)
+    })
+
+    it('documents another scheme, or none, as openApiDocument is told', () => {
+      const { resources } = feathersQueryState(env.server.app)!
+      const apiKey = { type: 'apiKey', in: 'header', name: 'X-Api-Key' } as const
+      const custom = openApiDocument(resources, { securityScheme: apiKey })
+      assert.deepEqual(custom.components.securitySchemes, { authentication: apiKey })
+      const none = openApiDocument(resources, { securityScheme: false })
+      assert.equal(none.components.securitySchemes, undefined)
+      for (const { operation } of operationsOf(none, '1')) {
+        assert.equal(operation.security, undefined)
+        assert.equal(operation.responses['401'], undefined)
+      }
+    })
+  },
+  createAuthApp
+)
+
+const API_KEY = { type: 'apiKey', in: 'header', name: 'X-Api-Key' } as const
+
+/** Announcements (guarded writes) in an app whose configuration names another security scheme. */
+const configuredSchemeApp: AppFactory = async (databaseUrl) => {
+  const db = knex(knexConfig(databaseUrl))
+  await db.schema.createTable('announcements', (table) => {
+    table.increments('id')
+    table.string('text').notNullable()
+  })
+  const app = koa(feathers())
+  app.set('feathersQuery', { openapi: { securityScheme: API_KEY } })
+  app.use(errorHandler(() => {}))
+  app.configure(feathersQuery({ Model: db, resources: [announcementResource] }))
+  return { app, db }
+}
+
+describe("OpenAPI: the configuration's security scheme", () => {
+  const env = serverOn('sqlite', configuredSchemeApp)
+
+  it('documents the guarded operations with the scheme feathersQuery.openapi.securityScheme names', async () => {
+    const document = await fetchDocument(env.server)
+    await assertValidOpenApi(document)
+    assert.deepEqual(document.components.securitySchemes, { authentication: API_KEY })
+    assert.deepEqual(document.paths['/announcements'].post.security, [{ authentication: [] }])
+    assert.equal(document.paths['/announcements'].get.security, undefined)
+  })
+})

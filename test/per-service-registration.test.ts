@@ -228,6 +228,17 @@ forEachDatabase(
 
 describe('Per-service registration: mistakes are start-up errors that name both sides', () => {
   const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+  // The tables the resources name, which setup checks.
+  before(async () => {
+    await db.schema.createTable('parents', (table) => {
+      table.integer('id').primary()
+      table.string('name').notNullable()
+    })
+    await db.schema.createTable('childs', (table) => {
+      table.integer('id').primary()
+      table.integer('parentId').notNullable()
+    })
+  })
   after(() => db.destroy())
   const parent = defineResource({
     name: 'Parent',

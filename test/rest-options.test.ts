@@ -66,6 +66,19 @@ forEachDatabase(
       assert.equal(Number((await env.server.db('widgets').count({ n: '*' }))[0].n), 5)
     })
 
+    it('names the option behind a refusal: a search without enableSearch, a disabled endpoint', async () => {
+      for (const path of ['/widgets?tenant=a&query=lamp', '/widgets/export?tenant=a&query=lamp']) {
+        const search = await env.server.http('GET', path)
+        assert.equal(search.status, 400, path)
+        assert.equal(search.body.errors.length, 1, search.text)
+        assert.equal(search.body.errors[0].field, 'query')
+        assert.match(search.body.errors[0].message, /query: \{ enableSearch: true \}.*searchFields/)
+      }
+      const create = await env.server.http('POST', '/widgets', { tenant: 'a', name: 'n' })
+      assert.equal(create.status, 405)
+      assert.match(create.body.message, /create: \{ disabled: true \} in its resource definition/)
+    })
+
     it('updates on the custom path behind its guard', async () => {
       assert.equal((await env.server.http('PUT', '/widgets/1', { name: 'x' })).status, 405)
       const refused = await env.server.http('PUT', '/widgets/1/rename', { name: 'x' })

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { startServer, type TestServer } from './support/server'
+import { readsSynchronously } from './support/databases'
 
 interface SqliteConnection {
   prepare(sql: string): unknown
@@ -11,7 +12,10 @@ interface SqliteConnection {
  * transactions, without changing the application's knex instance: its client, its connections and the
  * transactions of the application's other code stay as the application configured them.
  */
-describe("SQLite: the plugin leaves the application's knex instance as it is [sqlite]", function () {
+// Prepared statements and the plugin's wait for the lock are better-sqlite3's (see docs/guide/drivers.md).
+const onBetterSqlite = readsSynchronously('sqlite') ? describe : describe.skip
+
+onBetterSqlite("SQLite: the plugin leaves the application's knex instance as it is [sqlite]", function () {
   let server: TestServer
   let connection: SqliteConnection
 

@@ -8,7 +8,7 @@ import {
   type DateBucket,
   type GroupFill
 } from '../model/aggregate'
-import { isTimeZone } from './time-zone'
+import { isTimeZone } from '../dialect/zone-offsets'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
 import { RequestChecker } from './request-checker'
 import { planFill, type FillContext, type FillPlan } from './fill'

@@ -1,11 +1,11 @@
 import type { DateBucket } from '../model/aggregate'
-import { UTC } from '../dialect/dialect'
+import { localMidnight, offsetAt } from '../dialect/zone-offsets'
 
 /**
  * Date buckets in a time zone's calendar, in JavaScript: what SQLite computes through the function the plugin
- * registers on its connections (SQLite has no time zones), and the buckets of a zero-filled series. MariaDB
- * and PostgreSQL compute the same in SQL (`dateBuckets` in `dialect/mysql.ts`, `dialect/postgres.ts`); the
- * tests hold all three to these.
+ * registers on better-sqlite3 connections (SQLite has no time zones), and the buckets of a zero-filled series.
+ * MariaDB and PostgreSQL compute the same in SQL (`dateBuckets` in `dialect/mysql.ts`, `dialect/postgres.ts`),
+ * and so does SQLite on node-sqlite3 (`dialect/sqlite-zone-buckets.ts`); the tests hold each to these.
  *
  * A bucket is named by the instant it starts, as `YYYY-MM-DDTHH:MM:SS` in UTC:
  * - HOUR: the local hour holding the instant, at the offset in force then, so that the two 02:00 hours of a
@@ -15,63 +15,6 @@ import { UTC } from '../dialect/dialect'
  */
 
 const HOUR = 3_600_000
-
-const formats = new Map<string, Intl.DateTimeFormat>()
-
-/** Whether Node's time-zone data knows `zone`, an IANA name such as `Europe/Berlin`. */
-export function isTimeZone(zone: string) {
-  try {
-    formatIn(zone)
-    return true
-  } catch {
-    return false
-  }
-}
-
-function formatIn(zone: string) {
-  let format = formats.get(zone)
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      era: 'short',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric'
-    })
-    formats.set(zone, format)
-  }
-  return format
-}
-
-/** The zone's offset from UTC at `time` (epoch milliseconds), in milliseconds (whole seconds). */
-function offsetAt(time: number, zone: string) {
-  if (zone === UTC) return 0
-  const parts: Record<string, string> = {}
-  for (const part of formatIn(zone).formatToParts(time)) parts[part.type] = part.value
-  const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year)
-  const local = new Date(0)
-  local.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day))
-  local.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second))
-  return local.getTime() - Math.floor(time / 1000) * 1000
-}
-
-/**
- * The instant local midnight of the day `localDay` (epoch milliseconds of that date at 00:00 UTC) happens in
- * `zone`, trying the offsets in force half a day either side. Where it happens twice the earlier is taken,
- * and where it does not (clocks moved forward at midnight) the instant the clocks moved.
- */
-function localMidnight(localDay: number, zone: string) {
-  const before = localDay - offsetAt(localDay - 12 * HOUR, zone)
-  const after = localDay - offsetAt(localDay + 12 * HOUR, zone)
-  const happens = (time: number) => time + offsetAt(time, zone) === localDay
-  if (happens(before) && happens(after)) return Math.min(before, after)
-  if (happens(before) || happens(after)) return happens(before) ? before : after
-  return Math.max(before, after)
-}
 
 /** The local date's first day of the bucket, as epoch milliseconds at 00:00 UTC of that date. */
 function periodStart(local: Date, bucket: Exclude<DateBucket, 'HOUR'>) {

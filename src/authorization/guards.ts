@@ -6,3 +6,25 @@ export function readGuards(resource: ResolvedResource): Guard[] {
   const { definition } = resource
   return [...(definition.guards ?? []), ...(definition.read?.guards ?? [])]
 }
+
+export type GuardedMethod = 'find' | 'get' | 'aggregate' | 'create' | 'update' | 'patch' | 'remove'
+
+/**
+ * The guards each service method runs first, on every transport: the resource's own, then its endpoint's.
+ * The service hooks run them; the OpenAPI document marks the operations that have any as needing a token.
+ */
+export function methodGuards(resource: ResolvedResource): Record<GuardedMethod, Guard[]> {
+  const { definition } = resource
+  const common = definition.guards ?? []
+  const read = readGuards(resource)
+  const update = [...common, ...(definition.update?.one?.guards ?? [])]
+  return {
+    find: read,
+    get: read,
+    aggregate: read,
+    create: [...common, ...(definition.create?.guards ?? [])],
+    update,
+    patch: update,
+    remove: [...common, ...(definition.delete?.one?.guards ?? [])]
+  }
+}

@@ -29,6 +29,28 @@ export class ConfigurationError extends Error {
   }
 }
 
+/**
+ * `error` with the failure behind it as its `cause`, for the log only: not enumerable, so neither `toJSON()`
+ * nor a transport sends it to clients, and told at the end of the stack, which is what loggers print (the
+ * Feathers CLI app's `logError` hook logs `error.stack`).
+ */
+export function withCause<E extends Error>(error: E, cause: unknown): E {
+  Object.defineProperty(error, 'cause', {
+    value: cause,
+    enumerable: false,
+    writable: true,
+    configurable: true
+  })
+  const { name, code, message, detail } = (cause ?? {}) as Record<string, unknown>
+  const text =
+    cause instanceof Error
+      ? `${String(name)}${typeof code === 'string' ? ` [${code}]` : ''}: ${String(message)}` +
+        (typeof detail === 'string' ? ` (${detail})` : '')
+      : String(cause)
+  error.stack = `${error.stack ?? `${error.name}: ${error.message}`}\nCaused by: ${text}`
+  return error
+}
+
 export interface FieldError {
   /** The offending query parameter, body property, argument path or field. */
   field: string
@@ -57,5 +79,7 @@ export function withFieldsRenamed(
   const errors = (error as { errors?: unknown } | undefined)?.errors
   if ((error as { code?: unknown } | undefined)?.code !== 400 || !Array.isArray(errors)) return error
   const renamed = (errors as FieldError[]).map((entry) => ({ ...entry, field: rename(entry.field) }))
-  return badInput(renamed, summary?.(renamed))
+  const { cause } = error as { cause?: unknown }
+  const answer = badInput(renamed, summary?.(renamed))
+  return cause === undefined ? answer : withCause(answer, cause)
 }

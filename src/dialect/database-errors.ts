@@ -1,5 +1,8 @@
-import { BadRequest, Conflict, FeathersError, GeneralError, Unavailable } from '@feathersjs/errors'
+import { Conflict, FeathersError, GeneralError, Unavailable } from '@feathersjs/errors'
+import { withCause } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolved'
+import { constraintError, writeConstraintError } from './constraint-errors'
+import { violationOf } from './constraint-violations'
 
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -42,64 +45,7 @@ const PG_CONNECTION_LOST =
 /** Concurrent transactions that could not both go through: the client may retry. */
 const CONCURRENCY_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', '40001', '40P01'])
 
-const CONFLICT_CODES = new Set([
-  'ER_DUP_ENTRY',
-  'SQLITE_CONSTRAINT_UNIQUE',
-  'SQLITE_CONSTRAINT_PRIMARYKEY',
-  '23505'
-])
-
-const CONSTRAINT_CODES = new Set([
-  'ER_NO_REFERENCED_ROW_2',
-  'ER_ROW_IS_REFERENCED_2',
-  'ER_BAD_NULL_ERROR',
-  'ER_NO_DEFAULT_FOR_FIELD',
-  'ER_DATA_TOO_LONG',
-  'ER_WARN_DATA_OUT_OF_RANGE',
-  'ER_CHECK_CONSTRAINT_VIOLATED',
-  'ER_CONSTRAINT_FAILED',
-  'ER_TRUNCATED_WRONG_VALUE',
-  'SQLITE_CONSTRAINT_FOREIGNKEY',
-  'SQLITE_CONSTRAINT_NOTNULL',
-  'SQLITE_CONSTRAINT_CHECK',
-  'SQLITE_TOOBIG',
-  // PostgreSQL: foreign key, NOT NULL, CHECK, value too long, numeric or date out of range, text the
-  // column's type cannot read or the encoding cannot hold (the codec refuses those first; this is the net).
-  '23503',
-  '23502',
-  '23514',
-  '22001',
-  '22003',
-  '22007',
-  '22008',
-  '22021',
-  '22P02',
-  '22P05'
-])
-
-const ANSWERED_CODES = new Set([
-  ...UNAVAILABLE_CODES,
-  ...CONCURRENCY_CODES,
-  ...CONFLICT_CODES,
-  ...CONSTRAINT_CODES
-])
-
-/** The column a driver's constraint message names, where it names one. */
-function columnOf(message: string) {
-  const patterns = [
-    /for column '([^']+)'/, // MySQL: Data too long / Out of range value for column 'x'
-    /Column '([^']+)' cannot be null/, // MySQL NOT NULL
-    /Field '([^']+)' doesn't have a default value/, // MySQL NOT NULL column left out of an INSERT
-    /FOREIGN KEY \(`([^`]+)`\)/, // MySQL foreign key
-    /constraint failed: \w+\.(\w+)/, // SQLite NOT NULL / CHECK: table.column
-    /null value in column "([^"]+)"/ // PostgreSQL NOT NULL
-  ]
-  for (const pattern of patterns) {
-    const match = pattern.exec(message)
-    if (match) return match[1]
-  }
-  return undefined
-}
+const ANSWERED_CODES = new Set([...UNAVAILABLE_CODES, ...CONCURRENCY_CODES])
 
 /**
  * An error of the database driver or of knex's pool: it has a code (`ER_DUP_ENTRY`, `SQLITE_BUSY`,
@@ -139,48 +85,35 @@ function isLostPgConnection(error: unknown) {
 
 /**
  * Turns a driver error into a Feathers error: an unreachable or busy database, a lost connection or a
- * statement the server ended is a 503 the client may retry, a violated constraint is the client's 400/409,
- * a deadlock or (PostgreSQL) a serialization failure between concurrent writes a 409 to retry, anything else
- * is our bug (500) and keeps its message out of the response.
+ * statement the server ended is a 503 the client may retry, a violated constraint is the client's 400/409
+ * naming the field and the rule where the driver says them, a deadlock or (PostgreSQL) a serialization
+ * failure between concurrent writes a 409 to retry, anything else is our bug (500) and keeps its message out
+ * of the response. The driver's error is the `cause` of each, for the log.
  */
 export function databaseError(error: unknown): FeathersError {
   if (error instanceof FeathersError) return error
-  const { message, fatal } = (error ?? {}) as { message?: string; fatal?: boolean }
+  const { fatal } = (error ?? {}) as { fatal?: boolean }
   const code = codeOf(error)
   const name = (error as Error)?.name
   const lost = fatal === true || isLostPgConnection(error)
   if ((code && UNAVAILABLE_CODES.has(code)) || lost || name === 'KnexTimeoutError') {
-    return new Unavailable('The database is unavailable, please retry')
+    return withCause(new Unavailable('The database is unavailable, please retry'), error)
   }
-  if (code && CONFLICT_CODES.has(code)) return new Conflict('A record with the same unique value exists')
+  const violation = violationOf(error)
+  if (violation) return constraintError(violation, error)
   if (code && CONCURRENCY_CODES.has(code)) {
-    return new Conflict('A concurrent change got in the way; retry the request')
+    return withCause(new Conflict('A concurrent change got in the way; retry the request'), error)
   }
-  if (code && CONSTRAINT_CODES.has(code)) {
-    // The driver's message starts with the whole statement and its values: it stays in the server.
-    const column = columnOf(message ?? '')
-    return new BadRequest(`The data violates a database constraint${column ? ` on ${column}` : ''}`, {
-      errors: [{ field: column ? `body.${column}` : 'body', message: 'violates a database constraint' }]
-    })
-  }
-  const general = new GeneralError('Internal database error')
-  Object.defineProperty(general, 'cause', { value: error, enumerable: false })
-  return general
+  return withCause(new GeneralError('Internal database error'), error)
 }
 
 /**
- * A constraint error that names the column of a field the resource never shows clients (hidden, filterOnly),
- * as one naming no column: the field's name is not theirs to learn.
+ * `databaseError` for an INSERT or UPDATE of `row` (encoded, by column) to `resource`'s table: a violated
+ * constraint names the field it can only be about, and never a field the resource does not show clients.
  */
-export function withoutUnshownColumns(error: unknown, resource: ResolvedResource): unknown {
-  if (!(error instanceof BadRequest)) return error
-  const [first] = (error as { errors?: Array<{ field?: string }> }).errors ?? []
-  const column = first?.field?.startsWith('body.') ? first.field.slice('body.'.length) : undefined
-  const unshown = column && resource.fields.some((field) => !field.serialized && field.column === column)
-  if (!unshown) return error
-  return new BadRequest('The data violates a database constraint', {
-    errors: [{ field: 'body', message: 'violates a database constraint' }]
-  })
+export function writeError(error: unknown, resource: ResolvedResource, row: Record<string, unknown>) {
+  const violation = error instanceof FeathersError ? undefined : violationOf(error)
+  return violation ? writeConstraintError(violation, error, resource, row) : databaseError(error)
 }
 
 export async function runQuery<T>(query: PromiseLike<T>): Promise<T> {

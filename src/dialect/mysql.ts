@@ -49,18 +49,33 @@ const LOCAL_START: Record<Exclude<DateBucket, 'HOUR'>, string> = {
   YEAR: 'MAKEDATE(YEAR({L}), 1)'
 }
 
+/** A column as the drivers' `typeCast` option sees it: mysql and mysql2 share this interface. */
+interface CastField {
+  type: string
+  string(): string | null
+}
+
+type TypeCast = (field: CastField, next: () => unknown) => unknown
+
 /**
- * mysql2's option for a statement whose DATE values are read as text. A statement's `dateStrings` replaces
- * the connection's, so the connection's own types stay in the list: DATETIME values (minimums and maximums
- * of date fields) then come back as every read of the application gives them. None is needed where the
- * connection reads every date as text already.
+ * The statement's options under which DATE values come back as text: a `typeCast` of its own, which mysql2
+ * and mysql both honour per statement (mysql ignores a statement's `dateStrings`). It replaces the
+ * connection's, so every other column is cast as the application's connection casts it: DATETIME values
+ * (minimums and maximums of date fields) then come back as every read of the application gives them. The
+ * text does not depend on the connection's `timezone`, in which both drivers would read a DATE as a Date.
+ * None is needed where the connection reads every date as text already, or casts nothing.
  */
 function dateAsText(knex: Knex): Record<string, unknown> | undefined {
-  const connection = knex.client.config.connection as { dateStrings?: unknown } | null | undefined
-  const configured = typeof connection === 'object' ? connection?.dateStrings : undefined
-  if (configured === true) return undefined
-  const types = Array.isArray(configured) ? configured.map(String) : []
-  return { dateStrings: types.includes('DATE') ? types : ['DATE', ...types] }
+  const connection = knex.client.config.connection as
+    { dateStrings?: unknown; typeCast?: unknown } | null | undefined
+  const { dateStrings, typeCast } = typeof connection === 'object' && connection ? connection : {}
+  if (dateStrings === true || typeCast === false) return undefined
+  const configured = typeof typeCast === 'function' ? (typeCast as TypeCast) : undefined
+  const dateAsString: TypeCast = (field, next) => {
+    if (field.type === 'DATE') return field.string()
+    return configured ? configured(field, next) : next()
+  }
+  return { typeCast: dateAsString }
 }
 
 const KEY_FORMAT = "'%Y-%m-%dT%H:%i:%s'"

@@ -10,6 +10,8 @@ import {
   type Rows,
   type SqlColumn
 } from './dialect'
+import { betterSqliteClient } from './better-sqlite3'
+import { zoneBucketName, zoneBucketStart } from './sqlite-zone-buckets'
 
 /** A JSON array as SQLite stores its members: dates as epoch milliseconds, booleans as 1 and 0. */
 function jsonList(members: readonly DbValue[]) {
@@ -63,18 +65,47 @@ const UTC_BUCKETS: Record<DateBucket, string> = {
 
 const columnsIn = (sql: string, column: SqlColumn) => Array(sql.split('??').length - 1).fill(column)
 
+/** Buckets in zones other than UTC: how a row's bucket is computed, and how a grouped one is named. */
+interface ZoneBuckets {
+  bucket(column: SqlColumn, bucket: DateBucket, zone: string): Knex.Raw
+  name(start: string): Knex.Raw
+  needsFunction: boolean
+}
+
+/**
+ * better-sqlite3 registers JavaScript functions on its connections: the plugin's answers each row's bucket
+ * name. node-sqlite3 cannot, so its statements carry the zone's offsets as SQL (`sqlite-zone-buckets.ts`).
+ */
+function zoneBuckets(knex: Knex): ZoneBuckets {
+  if (betterSqliteClient(knex)) {
+    return {
+      bucket: (column, bucket, zone) =>
+        knex.raw(`${SQLITE_BUCKET_FUNCTION}(??, ?, ?)`, [column, bucket, zone]),
+      name: (start) => knex.raw('??', [start]),
+      needsFunction: true
+    }
+  }
+  return {
+    bucket: (column, bucket, zone) => zoneBucketStart(knex, column, bucket, zone),
+    name: (start) => zoneBucketName(knex, start),
+    needsFunction: false
+  }
+}
+
 function dateBuckets(knex: Knex): DateBuckets {
+  const zones = zoneBuckets(knex)
   return {
     bucket: (column, bucket, zone) =>
       zone === UTC
         ? knex.raw(UTC_BUCKETS[bucket], columnsIn(UTC_BUCKETS[bucket], column))
-        : knex.raw(`${SQLITE_BUCKET_FUNCTION}(??, ?, ?)`, [column, bucket, zone]),
-    // The plugin's function for other zones answers names already.
-    nameAfterGrouping: (start, bucket, zone) =>
-      wholeDaysInUtc(bucket, zone) ? knex.raw("?? || 'T00:00:00'", [start]) : knex.raw('??', [start]),
+        : zones.bucket(column, bucket, zone),
+    nameAfterGrouping: (start, bucket, zone) => {
+      if (wholeDaysInUtc(bucket, zone)) return knex.raw("?? || 'T00:00:00'", [start])
+      return zone === UTC ? knex.raw('??', [start]) : zones.name(start)
+    },
     startIsDate: wholeDaysInUtc,
     keyTable: (keys) => knex.raw('(SELECT value AS __fq_key FROM json_each(?))', [keys]),
-    needsFunction: true
+    needsFunction: zones.needsFunction
   }
 }
 

@@ -53,8 +53,10 @@ const errorResponse = (description: string): ResponseObject => ({
 /** The error statuses operations refer to, by the Feathers error name. */
 export const errorResponses = {
   BadRequest: errorResponse('Invalid input; `errors` names each offending field'),
+  NotAuthenticated: errorResponse('No access token, or one the application refuses (expired, invalid)'),
   NotFound: errorResponse('No such record, or not one the caller may see'),
   MethodNotAllowed: errorResponse('The endpoint is disabled, or the path has no such method'),
+  NotAcceptable: errorResponse('The Accept header names no media type the endpoint answers with'),
   UnsupportedMediaType: errorResponse('The body was not sent as application/json')
 }
 
@@ -62,8 +64,10 @@ export type ErrorResponseName = keyof typeof errorResponses
 
 const ERROR_STATUS: Record<ErrorResponseName, string> = {
   BadRequest: '400',
+  NotAuthenticated: '401',
   NotFound: '404',
   MethodNotAllowed: '405',
+  NotAcceptable: '406',
   UnsupportedMediaType: '415'
 }
 

@@ -2,11 +2,18 @@ import { ConfigurationError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolved'
 import { errorResponses, sharedSchemas } from './components'
 import { resourcePaths, resourceSchemas } from './operations'
-import type { InfoObject, OpenApiDocument, SchemaObject } from './types'
+import { BEARER_JWT, SECURITY_SCHEME, usesSecurity } from './security'
+import type { InfoObject, OpenApiDocument, SchemaObject, SecuritySchemeObject } from './types'
 
 export interface OpenApiDocumentOptions {
   /** `title` and `version` of the API (default "feathers-query API", "1.0.0"). */
   info?: Partial<InfoObject>
+  /**
+   * How a client authenticates for the operations whose service method has guards (default: a bearer JWT,
+   * as Feathers' `authenticate('jwt')` reads it). `false` documents no security at all, for guards that
+   * check something else than a request's credentials.
+   */
+  securityScheme?: SecuritySchemeObject | false
 }
 
 /**
@@ -36,7 +43,10 @@ export function openApiDocument(
       name: resource.name,
       description: `${resource.name} records at /${resource.basePath}`
     })
-    Object.assign(document.paths, resourcePaths(resource))
+    Object.assign(document.paths, resourcePaths(resource, { security: options.securityScheme !== false }))
+  }
+  if (options.securityScheme !== false && usesSecurity(document)) {
+    document.components.securitySchemes = { [SECURITY_SCHEME]: options.securityScheme ?? BEARER_JWT }
   }
   return document
 }

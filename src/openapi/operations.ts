@@ -3,18 +3,16 @@ import type { ResolvedResource } from '../resource/resolved'
 import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { recordSchemaOf } from '../resource/record-schema'
 import { serializedFields } from '../resource/resolved'
-import {
-  collectionQuerySchema,
-  EXPORT_QUERY_OPTIONS,
-  listPagingStrategy,
-  listQueryOptions
-} from '../rest/collection-query'
+import { collectionQuerySchema, listPagingStrategy, listQueryOptions } from '../rest/collection-query'
 import { deletePath, updatePath } from '../rest/router'
 import { exportPath } from '../rest/export/route'
+import { exportQuerySchema } from '../rest/export/export-query'
 import { aggregatePath } from '../rest/aggregate-route'
 import { aggregateQuerySchema } from '../rest/aggregate-query'
 import { allowsMulti, maxMultiOf } from '../service/multi'
+import type { GuardedMethod } from '../authorization/guards'
 import { errorResponsesOf, PAGE_INFO_SCHEMA, schemaRef } from './components'
+import { operationSecurity } from './security'
 import { omitKeywords, toOpenApiSchema } from './schema'
 import type {
   HttpMethod,
@@ -102,11 +100,15 @@ const ok = (description: string, schema: SchemaObject | Reference): ResponseObje
 function exportResponse(resource: ResolvedResource): ResponseObject {
   const columns = serializedFields(resource).map((field) => field.name)
   const maxRows = resource.definition.export?.maxRows
+  const file = resource.basePath.split('/').pop()
   return {
-    description: `CSV with a header row, columns ${columns.join(', ')}`,
+    description:
+      `CSV with a header row, columns ${columns.join(', ')}; or, for Accept: application/x-ndjson, ` +
+      'NDJSON: one JSON object per line with those members',
     headers: {
       'Content-Disposition': {
-        schema: { type: 'string', example: `attachment; filename="${resource.basePath}.csv"` }
+        description: `${file}.csv, or ${file}.ndjson for NDJSON`,
+        schema: { type: 'string', example: `attachment; filename="${file}.csv"` }
       },
       ...(maxRows === undefined
         ? {}
@@ -117,7 +119,10 @@ function exportResponse(resource: ResolvedResource): ResponseObject {
             }
           })
     },
-    content: { 'text/csv': { schema: { type: 'string' } } }
+    content: {
+      'text/csv': { schema: { type: 'string' } },
+      'application/x-ndjson': { schema: { type: 'string' } }
+    }
   }
 }
 
@@ -153,22 +158,47 @@ interface Operations {
   add(
     path: string,
     method: HttpMethod,
-    operation: string,
+    operation: OperationName,
     spec: Omit<OperationObject, 'operationId' | 'tags'>
   ): void
 }
 
+/** The service method each operation calls, whose guards decide whether it needs a token. */
+const SERVICE_METHODS = {
+  queryMany: 'find',
+  exportMany: 'find',
+  aggregate: 'aggregate',
+  findById: 'get',
+  createOne: 'create',
+  updateOne: 'update',
+  patchOne: 'patch',
+  patchMany: 'patch',
+  deleteOne: 'remove',
+  deleteMany: 'remove'
+} satisfies Record<string, GuardedMethod>
+
+type OperationName = keyof typeof SERVICE_METHODS
+
+export interface ResourcePathsOptions {
+  /** Document the guarded operations as needing the security scheme (and answering 401). */
+  security: boolean
+}
+
 /** Every REST operation of a resource, by OpenAPI path and method, as the router serves them. */
-export function resourcePaths(resource: ResolvedResource): Record<string, PathItemObject> {
+export function resourcePaths(
+  resource: ResolvedResource,
+  options: ResourcePathsOptions
+): Record<string, PathItemObject> {
   const names = componentNames(resource)
   const paths: Record<string, PathItemObject> = {}
   const add: Operations['add'] = (
     path,
     method,
     operation,
-    { summary, description, parameters = [], ...rest }
+    { summary, description, parameters = [], responses, ...rest }
   ) => {
     const allParameters = [...pathParameters(resource, path), ...parameters]
+    const security = options.security ? operationSecurity(resource, SERVICE_METHODS[operation]) : undefined
     const item = (paths[pathTemplate(path)] ??= {})
     item[method] = {
       operationId: `${resource.plural}.${operation}`,
@@ -176,7 +206,9 @@ export function resourcePaths(resource: ResolvedResource): Record<string, PathIt
       summary,
       ...(description ? { description } : {}),
       ...(allParameters.length ? { parameters: allParameters } : {}),
-      ...rest
+      ...rest,
+      responses: { ...responses, ...security?.responses },
+      ...(security ? { security: security.security } : {})
     }
   }
   const operations = { resource, names, record: schemaRef(names.record), base: `/${resource.basePath}`, add }
@@ -202,10 +234,10 @@ function readOperations({ resource, names, record, base, add }: Operations) {
   })
   if (!definition.export?.disabled) {
     add(exportPath(resource), 'get', 'exportMany', {
-      summary: `Export ${resource.name} records as CSV`,
+      summary: `Export ${resource.name} records as CSV or NDJSON`,
       description: definition.export?.description,
-      parameters: queryParameters(resource, collectionQuerySchema(resource, EXPORT_QUERY_OPTIONS)),
-      responses: { '200': exportResponse(resource), ...errorResponsesOf('BadRequest') }
+      parameters: queryParameters(resource, exportQuerySchema(resource)),
+      responses: { '200': exportResponse(resource), ...errorResponsesOf('BadRequest', 'NotAcceptable') }
     })
   }
   if (resource.aggregateEnabled) {

@@ -43,7 +43,24 @@ export interface OperationObject {
   parameters?: ParameterObject[]
   requestBody?: RequestBodyObject
   responses: Record<string, ResponseObject | Reference>
+  security?: SecurityRequirementObject[]
 }
+
+/** How a client authenticates, e.g. `{ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }`. */
+export interface SecuritySchemeObject {
+  type: 'http' | 'apiKey' | 'oauth2' | 'openIdConnect' | 'mutualTLS'
+  description?: string
+  /** `http`: the Authorization scheme, e.g. `bearer`. */
+  scheme?: string
+  bearerFormat?: string
+  /** `apiKey`: the header, query parameter or cookie that carries the key. */
+  name?: string
+  in?: 'header' | 'query' | 'cookie'
+  [keyword: string]: unknown
+}
+
+/** The schemes an operation accepts, each by its name under `components.securitySchemes`. */
+export type SecurityRequirementObject = Record<string, string[]>
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete'
 
@@ -68,5 +85,6 @@ export interface OpenApiDocument {
   components: {
     schemas: Record<string, SchemaObject>
     responses: Record<string, ResponseObject>
+    securitySchemes?: Record<string, SecuritySchemeObject>
   }
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../common/logger'
 import type { GraphqlOptions } from '../graphql/execution/endpoint'
 import type { OpenApiOptions } from '../openapi/middleware'
 import type { RealtimeOptions } from '../feathers/connections-per-user'
+import type { HealthOptions } from '../operations/readiness'
 import type { FeathersQueryConfiguration } from './configuration'
 
 export interface SurfaceOptions {
@@ -10,9 +11,11 @@ export interface SurfaceOptions {
   openapi?: OpenApiOptions | false
   logger?: Logger
   realtime?: RealtimeOptions
+  checkSchema?: boolean
+  health?: HealthOptions | boolean
 }
 
-const APP_WIDE = ['graphql', 'openapi', 'logger', 'realtime'] as const
+const APP_WIDE = ['graphql', 'openapi', 'logger', 'realtime', 'checkSchema', 'health'] as const
 
 export interface AppWideOptions {
   /** Takes the application-wide options a call gives; each may be given by one call only. */
@@ -31,7 +34,9 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
   const options: SurfaceOptions = {
     graphql: configuration.graphql,
     openapi: configuration.openapi as OpenApiOptions | false | undefined,
-    realtime: configuration.realtime
+    realtime: configuration.realtime,
+    checkSchema: configuration.checkSchema,
+    health: configuration.health
   }
   const givenBy = new Map<string, string>()
   return {
@@ -48,7 +53,7 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
         const configured = options[name]
         options[name] =
           configured && given[name] && typeof given[name] === 'object' && name !== 'logger'
-            ? ({ ...configured, ...given[name] } as never)
+            ? ({ ...(configured as object), ...given[name] } as never)
             : (given[name] as never)
       }
     },

@@ -40,6 +40,19 @@ export const feathersQueryConfiguration = Type.Object(
             path: Type.Optional(Type.String({ pattern: '^/' })),
             info: Type.Optional(
               Type.Object({ title: Type.Optional(Type.String()), version: Type.Optional(Type.String()) })
+            ),
+            // An OpenAPI Security Scheme Object, checked no further than its type.
+            securityScheme: Type.Optional(
+              Type.Union([
+                Type.Literal(false),
+                Type.Object({
+                  type: Type.Union(
+                    ['http', 'apiKey', 'oauth2', 'openIdConnect', 'mutualTLS'].map((type) =>
+                      Type.Literal(type)
+                    )
+                  )
+                })
+              ])
             )
           },
           { additionalProperties: false }
@@ -48,6 +61,19 @@ export const feathersQueryConfiguration = Type.Object(
     ),
     limits: Type.Optional(positiveIntegers(queryLimitNames)),
     realtime: Type.Optional(positiveIntegers(['maxConnectionsPerUser'])),
+    checkSchema: Type.Optional(Type.Boolean()),
+    health: Type.Optional(
+      Type.Union([
+        Type.Boolean(),
+        Type.Object(
+          {
+            path: Type.Optional(Type.String({ pattern: '^/' })),
+            timeout: Type.Optional(Type.Integer({ minimum: 1 }))
+          },
+          { additionalProperties: false }
+        )
+      ])
+    ),
     sqlite: Type.Optional(
       Type.Object(
         {

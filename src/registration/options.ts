@@ -6,6 +6,7 @@ import type { OpenApiOptions } from '../openapi/middleware'
 import type { QueryLimits } from '../resource/query-limits'
 import type { Logger } from '../common/logger'
 import type { RealtimeOptions } from '../feathers/connections-per-user'
+import type { HealthOptions } from '../operations/readiness'
 import type { PageSizeSetting } from './configuration'
 
 /** What one `feathersQuery()` call takes. */
@@ -34,4 +35,14 @@ export interface FeathersQueryOptions {
   logger?: Logger
   /** For the whole application: the real-time (socket.io) connections one user may hold logged in (default 10). */
   realtime?: RealtimeOptions
+  /**
+   * For the whole application: at setup (`app.listen`), check that every resource's table has the columns its
+   * schema needs, with types and nullability that fit, and fail naming each difference (default true).
+   */
+  checkSchema?: boolean
+  /**
+   * For the whole application: the readiness route `<path>/ready` (each database answers `select 1` within
+   * `timeout`: 200, else 503) and the liveness route `<path>/live`; `true` for `/health`. Off unless given.
+   */
+  health?: HealthOptions | boolean
 }

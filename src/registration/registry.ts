@@ -23,6 +23,7 @@ import { registerService } from './services'
 import type { FeathersQueryOptions } from './options'
 import type { FeathersQueryState } from '../declarations'
 import { setFeathersQueryState } from '../state'
+import { checkDatabaseSchema } from '../schema/check'
 
 /** One `feathersQuery()` call's resources, named in messages about them. */
 function describeCall(resources: ResolvedResource[]) {
@@ -143,7 +144,8 @@ class Registry {
     for (const resource of resources) {
       for (const relation of resource.relationMap.values()) this.checkSameDatabase(resource, relation)
     }
-    this.surfaces = buildSurfaces(this.app, resources, this.options.current())
+    const databases = [...new Set(this.models.values())]
+    this.surfaces = buildSurfaces(this.app, resources, this.options.current(), databases)
     this.state.graphqlSchema = this.surfaces.graphql?.schema
     this.state.graphqlPath = this.surfaces.graphql?.path
     this.state.openApiDocument = this.surfaces.openApiDocument
@@ -168,15 +170,24 @@ class Registry {
   }
 
   /**
-   * `app.listen` (Feathers' `setup` with the HTTP server) completes the registry before any service's own
-   * setup runs, and starts GraphQL over WebSocket on that server; `app.teardown` stops it.
+   * `app.listen` (Feathers' `setup` with the HTTP server) completes the registry and checks the tables against
+   * the schemas before any service's own setup runs, and starts GraphQL over WebSocket on that server;
+   * `app.teardown` stops it.
    */
   private completeOnSetup() {
     const { setup, teardown } = this.app
     Object.assign(this.app, {
       setup: async (httpServer?: Server, ...rest: unknown[]) => {
-        this.complete().graphql?.websocket?.attach(httpServer)
-        const { realtime } = this.options.current()
+        const surfaces = this.complete()
+        const { realtime, checkSchema = DEFAULTS.checkSchema } = this.options.current()
+        if (checkSchema) {
+          // `app.listen` has the server listening before setup: an app that fails its check must not serve.
+          await checkDatabaseSchema(this.models).catch(async (error: unknown) => {
+            if (httpServer?.listening) await new Promise((closed) => httpServer.close(closed))
+            throw error
+          })
+        }
+        surfaces.graphql?.websocket?.attach(httpServer)
         limitConnectionsPerUser(
           this.app,
           realtime?.maxConnectionsPerUser ?? DEFAULTS.realtime.maxConnectionsPerUser

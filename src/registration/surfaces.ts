@@ -9,6 +9,8 @@ import { openApiDocument } from '../openapi/document'
 import { openApiMiddleware } from '../openapi/middleware'
 import type { OpenApiDocument } from '../openapi/types'
 import type { SurfaceOptions } from './app-wide-options'
+import type { Knex } from 'knex'
+import { healthMiddleware } from '../operations/readiness'
 
 type Middleware = (ctx: Context, next: Next) => unknown
 
@@ -32,14 +34,21 @@ function chain(middleware: Middleware[]): Middleware {
   }
 }
 
-/** What the application serves of every registered resource, built once they are all registered. */
+/**
+ * What the application serves of every registered resource, built once they are all registered; the health
+ * routes check `databases`, the knex instances the resources use.
+ */
 export function buildSurfaces(
   app: Application,
   resources: ResolvedResource[],
-  options: SurfaceOptions
+  options: SurfaceOptions,
+  databases: Knex[]
 ): Surfaces {
   const shared: Middleware[] = []
   const surfaces: Surfaces = { middleware: chain(shared), routesOf: () => (_ctx, next) => next() }
+  if (options.health) {
+    shared.push(healthMiddleware(options.health === true ? {} : options.health, databases))
+  }
   if (options.graphql !== false) {
     surfaces.graphql = graphqlMiddleware(app, resources, options.graphql)
     shared.push(surfaces.graphql)

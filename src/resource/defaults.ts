@@ -15,6 +15,8 @@ export const DEFAULTS = Object.freeze({
   maxMulti: 100,
   /** `export.batchSize` and `export.maxBatchMilliseconds`: how the CSV export reads. */
   exportBatches: Object.freeze({ size: 1000, maxMilliseconds: 50 }),
+  /** `export.bom` and `export.dateFormat`: how the CSV export writes its text and its date-times. */
+  exportCsv: Object.freeze({ bom: false, dateFormat: 'iso' as const }),
   /** `sqlite.busyTimeout`: how long a write on SQLite waits for another process's lock, in milliseconds. */
   sqliteBusyTimeout: 5000,
   /** `limits`: what one filter may hold on every surface, and the statements kept per shape. */
@@ -45,7 +47,13 @@ export const DEFAULTS = Object.freeze({
     maxConnectionsPerUser: 10
   }),
   /** `realtime`: the socket.io connections one user may hold logged in. */
-  realtime: Object.freeze({ maxConnectionsPerUser: 10 })
+  realtime: Object.freeze({ maxConnectionsPerUser: 10 }),
+  /** `health`: where the readiness and liveness routes are, and how long a database may take to answer. */
+  health: Object.freeze({ path: '/health', timeout: 1000 }),
+  /** `gracefulShutdown()`: the signals it answers, and how long each of its waits may take (ms). */
+  shutdown: Object.freeze({ signals: Object.freeze(['SIGTERM', 'SIGINT'] as const), timeout: 10_000 }),
+  /** `checkSchema`: whether setup checks every resource's table against its schema. */
+  checkSchema: true
 })
 
 export const REST_DEFAULT_RESULT_SIZE = DEFAULTS.pageSize.rest

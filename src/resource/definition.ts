@@ -143,10 +143,24 @@ export interface OneRelationDefinition {
   filterable?: boolean
 }
 
+/**
+ * How the CSV export writes date-times: `iso`, ISO 8601 in UTC with milliseconds (`2026-09-20T12:30:00.000Z`),
+ * or `spreadsheet`, `2026-09-20 12:30:00` in UTC to the second, which Excel, LibreOffice and Google Sheets
+ * read as a date-time rather than as text.
+ */
+export type ExportDateFormat = 'iso' | 'spreadsheet'
+
 export interface ExportOptions {
   disabled?: boolean
   /** Stop after this many rows (no cap by default). */
   maxRows?: number
+  /**
+   * Start the CSV with a UTF-8 byte order mark, without which Excel reads it in the system's legacy code page
+   * (default false; a request overrides it with `?bom=true` or `?bom=false`).
+   */
+  bom?: boolean
+  /** How the CSV writes date-times (default `iso`; a request overrides it with `?dateFormat=`). */
+  dateFormat?: ExportDateFormat
   /** Rows read per statement (default 1000). */
   batchSize?: number
   /**

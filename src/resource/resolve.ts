@@ -3,6 +3,7 @@ import { ConfigurationError } from '../common/errors'
 import { DEFAULTS } from './defaults'
 import { readAnnotation } from './annotations'
 import type {
+  ExportDateFormat,
   GraphqlPagingOptions,
   GraphqlPagingStrategy,
   ManyRelationDefinition,
@@ -13,6 +14,7 @@ import type {
 import { fieldKindOf } from './field-kind'
 import { kebabCase, lowerFirst, pluralize, snakeCase } from './naming'
 import type {
+  CsvSettings,
   ReadBatches,
   ResolvedField,
   ResolvedManyRelation,
@@ -124,6 +126,21 @@ function resolveExportBatches(definition: ResourceDefinition): ReadBatches {
   return { size: batchSize, maxMilliseconds: maxBatchMilliseconds }
 }
 
+const EXPORT_DATE_FORMATS: ExportDateFormat[] = ['iso', 'spreadsheet']
+
+function resolveExportCsv(definition: ResourceDefinition): CsvSettings {
+  const { bom = DEFAULTS.exportCsv.bom, dateFormat = DEFAULTS.exportCsv.dateFormat } = definition.export ?? {}
+  if (typeof bom !== 'boolean') {
+    throw new ConfigurationError(`${definition.name}: export.bom must be a boolean`)
+  }
+  if (!EXPORT_DATE_FORMATS.includes(dateFormat)) {
+    throw new ConfigurationError(
+      `${definition.name}: export.dateFormat must be ${EXPORT_DATE_FORMATS.join(' or ')}, not ${String(dateFormat)}`
+    )
+  }
+  return { bom, dateFormat }
+}
+
 const GRAPHQL_PAGING_STRATEGIES: GraphqlPagingStrategy[] = ['cursor', 'offset', 'none']
 
 function resolvePaging(options: GraphqlPagingOptions = {}, where: string): ResolvedPaging {
@@ -178,6 +195,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
     aggregateEnabled: definition.enableAggregate === true || definition.aggregate?.enabled === true,
     graphqlPaging: resolvePaging(definition.graphql, `${definition.name}.graphql`),
     exportBatches: resolveExportBatches(definition),
+    exportCsv: resolveExportCsv(definition),
     maxAggregateGroups: positiveInteger(
       definition,
       'aggregate.maxGroups',

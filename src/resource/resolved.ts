@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FieldRole } from './annotations'
 import type {
   ComputedField,
+  ExportDateFormat,
   GraphqlPagingStrategy,
   PagingStrategy,
   ResourceDefinition,
@@ -126,10 +127,18 @@ export interface ResolvedResource {
   graphqlPaging: ResolvedPaging
   /** How the CSV export reads: `export.batchSize` and `export.maxBatchMilliseconds` with their defaults. */
   exportBatches: ReadBatches
+  /** How the CSV export writes: `export.bom` and `export.dateFormat` with their defaults. */
+  exportCsv: CsvSettings
   /** Most groups one aggregate statement on this resource may answer. */
   maxAggregateGroups: number
   /** Most buckets of a zero-filled date series. */
   maxFillBuckets: number
+}
+
+export interface CsvSettings {
+  /** Start with a UTF-8 byte order mark. */
+  bom: boolean
+  dateFormat: ExportDateFormat
 }
 
 export interface ReadBatches {

@@ -100,11 +100,17 @@ export function collectionQueryParser(resource: ResolvedResource, options: Colle
     if (!kind || typeof value !== 'string' || !Number.isNaN(parseNumber(kind, value))) return undefined
     return kind === 'integer' ? 'must be an integer' : 'must be a number'
   }
+  // A search sent to a resource that takes none is most likely a search hook (`searchFields`) set up
+  // without the option that lets the parameter through: the refusal says which option that is.
+  const searchOff = !resource.query.enableSearch && !resource.fieldMap.has('query')
+  const searchRefusal =
+    `is not allowed: ${resource.name} takes no search; its resource definition sets ` +
+    'query: { enableSearch: true } for a search hook (such as searchFields) to read it'
   return (raw: Record<string, unknown>): CollectionRequest => {
     const input: Record<string, unknown> = {}
     const misread: FieldError[] = []
     for (const [name, value] of Object.entries(raw)) {
-      const message = misreading(name, value)
+      const message = searchOff && name === 'query' ? searchRefusal : misreading(name, value)
       if (message) misread.push({ field: name, message })
       else input[name] = value
     }

@@ -55,7 +55,7 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
 
   // Registered before `/:id`, so `export` is never taken for an id.
   if (definition.export?.disabled)
-    router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`))
+    router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`, 'export'))
   else exportRoute(router, app, resource)
   // Likewise `aggregate`, where the resource has aggregates; elsewhere it stays an id like any other.
   if (resource.aggregateEnabled) aggregateRoute(router, app, resource)
@@ -85,7 +85,7 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
     ctx.body = serialize(record as ResourceRecord)
     ctx.status = 201
   })
-  if (definition.create?.disabled) router.post(base, disabled(`Creating ${resource.name} records`))
+  if (definition.create?.disabled) router.post(base, disabled(`Creating ${resource.name} records`, 'create'))
   else router.post(base, create)
 
   // PUT is `update`: a partial update like PATCH unless the resource sets `update.replace`.
@@ -98,7 +98,7 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
       )
     })
   const updateDisabled = definition.update?.disabled
-    ? disabled(`Updating ${resource.name} records`)
+    ? disabled(`Updating ${resource.name} records`, 'update')
     : undefined
   router.put(updatePath(resource), updateDisabled ?? change('update'))
   router.patch(updatePath(resource), updateDisabled ?? change('patch'))
@@ -109,7 +109,7 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
     )
   })
   if (definition.delete?.disabled)
-    router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`))
+    router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`, 'delete'))
   else router.delete(deletePath(resource), remove)
 }
 
@@ -137,10 +137,15 @@ function listHandler(
   }
 }
 
-/** A disabled endpoint answers 405 before looking at anything the request carries. */
-function disabled(what: string) {
+/**
+ * A disabled endpoint answers 405 before looking at anything the request carries, naming the resource
+ * definition's option that disables it.
+ */
+function disabled(what: string, option: 'export' | 'create' | 'update' | 'delete') {
   return async () => {
-    throw new MethodNotAllowed(`${what} is disabled`)
+    throw new MethodNotAllowed(
+      `${what} is disabled (${option}: { disabled: true } in its resource definition)`
+    )
   }
 }
 

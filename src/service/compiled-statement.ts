@@ -53,7 +53,7 @@ export class CompiledStatement {
   private readonly bindings: readonly unknown[]
   /** Pairs of (position in the bindings, value index). */
   private readonly slots: readonly number[]
-  /** The driver's options the query builder carried (`.options()`), such as mysql2's `dateStrings`. */
+  /** The driver's options the query builder carried (`.options()`), such as MySQL's `typeCast` of date buckets. */
   private readonly options: Readonly<Record<string, unknown>> | undefined
 
   private constructor(

@@ -4,7 +4,7 @@ import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
 import { compileValidator, type Validate } from '../resource/validator'
 import type { Guard } from '../resource/definition'
 import { checkReferences } from '../authorization/references'
-import { readGuards } from '../authorization/guards'
+import { methodGuards } from '../authorization/guards'
 import { badField, withFieldsRenamed } from '../common/errors'
 import { multiLimit, type MultiOption } from './multi'
 
@@ -70,20 +70,18 @@ function atRecord(error: unknown, index: number) {
  */
 export function resourceHooks(resource: ResolvedResource): Record<string, Array<Guard | Hook>> {
   const { definition } = resource
-  const common: Guard[] = definition.guards ?? []
-  const read = readGuards(resource)
-  const updateGuards = [...common, ...(definition.update?.one?.guards ?? [])]
+  const guards = methodGuards(resource)
   const body = { prefix: 'body', what: 'Body' }
   const validateCreate = validateBody(compileValidator(createSchemaOf(resource), body), resource)
   const validateUpdate = validateBody(compileValidator(updateSchemaOf(resource), body), resource)
   const references = checkReferences(resource)
   return {
-    find: read,
-    get: read,
-    aggregate: read,
-    create: [...common, ...(definition.create?.guards ?? []), validateCreate, references],
-    update: [...updateGuards, definition.update?.replace ? validateCreate : validateUpdate, references],
-    patch: [...updateGuards, validateUpdate, references],
-    remove: [...common, ...(definition.delete?.one?.guards ?? [])]
+    find: guards.find,
+    get: guards.get,
+    aggregate: guards.aggregate,
+    create: [...guards.create, validateCreate, references],
+    update: [...guards.update, definition.update?.replace ? validateCreate : validateUpdate, references],
+    patch: [...guards.patch, validateUpdate, references],
+    remove: guards.remove
   }
 }

@@ -207,10 +207,12 @@ export class ResourceStore {
 
   /**
    * Whether a page's count runs beside it: not on better-sqlite3, which answers one statement at a time on
-   * the event loop anyway, and not inside a transaction, whose one connection runs statements in turn.
+   * the event loop anyway, not on a pool of one connection (as SQLite's are), and not inside a transaction,
+   * whose one connection runs statements in turn.
    */
   countsAlongside(params: ResourceParams) {
+    const pool = (this.Model.client as { pool?: { max?: number } }).pool
     // `knex(params)` is the pool itself only outside a transaction.
-    return !this.readsSynchronously && this.knex(params) === this.Model
+    return !this.readsSynchronously && (pool?.max ?? 2) > 1 && this.knex(params) === this.Model
   }
 }

@@ -2,7 +2,7 @@ import { BadRequest, Conflict, Forbidden } from '@feathersjs/errors'
 import type { Id } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { copyWith } from '../common/copy-with'
-import { runQuery, withoutUnshownColumns } from '../dialect/database-errors'
+import { runQuery, writeError } from '../dialect/database-errors'
 import { writeTransaction } from '../dialect/sqlite-locks'
 import type { Filter, Scalar } from '../model/query'
 import type { ResourceParams, ResourceRecord } from '../model/records'
@@ -26,14 +26,14 @@ export async function inWriteTransaction<T>(
 }
 
 /**
- * An INSERT or UPDATE of this resource. A constraint the table enforces names its column to the client, but
- * not a column of a hidden or filterOnly field: that would tell clients of a field they are never shown.
+ * An INSERT or UPDATE of `row` (encoded) to this resource's table. A constraint the table enforces names the
+ * field it is about to the client, but not a hidden or filterOnly field: clients are never shown those.
  */
-async function runWrite<T>(store: ResourceStore, query: PromiseLike<T>): Promise<T> {
+async function runWrite<T>(store: ResourceStore, row: ResourceRecord, query: PromiseLike<T>): Promise<T> {
   try {
-    return await runQuery(query)
+    return await query
   } catch (error) {
-    throw withoutUnshownColumns(error, store.resource)
+    throw writeError(error, store.resource, row)
   }
 }
 
@@ -71,6 +71,7 @@ async function insert(store: ResourceStore, row: Record<string, unknown>, params
   const { idField, name } = store.resource
   const inserted: unknown[] = await runWrite(
     store,
+    row,
     store.target.dialect.insert(store.table(params), row, idField.column)
   )
   const generated = inserted[0] as unknown
@@ -98,6 +99,7 @@ export function changeRecord(
       const reached = await writable(store, inner, filter)
       const changed = await runWrite(
         store,
+        row,
         store.statements.whereIdIs(reached(), store.idValue(id, inner) as Knex.Value).update(row)
       )
       if (!changed) throw notFound(store, id)
@@ -155,7 +157,7 @@ export function changeRecords(
     const byId: Filter = { [store.resource.idField.name]: { in: ids as Scalar[] } }
     const writes = Object.keys(row).length > 0
     const changed = writes
-      ? await runWrite(store, (await writable(store, inner, byId))().update(row))
+      ? await runWrite(store, row, (await writable(store, inner, byId))().update(row))
       : ids.length
     const records = await readBack(store, inner, byId)
     // Fewer changed than reached: another call removed some meanwhile (PostgreSQL's READ COMMITTED lets it),

@@ -1,4 +1,5 @@
 import { assetMiddleware, pageFiles, pageHtml, sameOriginPolicy } from './assets'
+import { graphiqlInitScript } from './graphiql-init'
 
 export interface GraphiqlOptions {
   /** Where the page is served (default `/graphiql`). */
@@ -18,13 +19,7 @@ export interface GraphiqlOptions {
 export function graphiql(options: GraphiqlOptions = {}) {
   const file = pageFiles('GraphiQL', { graphiql: '^4', react: '^18', 'react-dom': '^18', 'graphql-ws': '^6' })
   const endpoint = options.endpoint ?? '/graphql'
-  const settings = JSON.stringify({ defaultQuery: options.defaultQuery })
-  // Subscriptions go over graphql-ws (its UMD bundle, global `graphqlWs`) at the same path, ws: or wss:.
-  const init = `const url = new URL(${JSON.stringify(endpoint)}, location.href).href
-const wsClient = graphqlWs.createClient({ url: url.replace(/^http/, 'ws'), lazy: true })
-const props = Object.assign({ fetcher: GraphiQL.createFetcher({ url, wsClient }) }, ${settings})
-ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, props))
-`
+  const init = graphiqlInitScript(endpoint, { defaultQuery: options.defaultQuery })
   const page = pageHtml({
     title: options.title ?? 'GraphiQL',
     style: 'body { margin: 0; } #graphiql { height: 100vh; }',

@@ -1,5 +1,6 @@
 import knex from 'knex'
 import { randomBytes } from 'node:crypto'
+import { driversFromEnvironment } from '../../example/database'
 
 /**
  * The databases the conformance suite runs on: SQLite always, MariaDB/MySQL when MYSQL_URL is set
@@ -14,6 +15,30 @@ export const databaseNames: DatabaseName[] = [
   ...(process.env.MYSQL_URL ? ['mysql' as const] : []),
   ...(process.env.PG_URL ? ['postgres' as const] : [])
 ]
+
+/**
+ * The knex client each database runs on: better-sqlite3 and mysql2, or with SQLITE_DRIVER=sqlite3 and
+ * MYSQL_DRIVER=mysql the drivers of apps the Feathers CLI makes (`npm run test:drivers`). Every app the
+ * tests make from a database URL uses them (`knexConfig` in example/database.ts reads the same variables).
+ */
+export const drivers = driversFromEnvironment()
+
+const DEFAULT_DRIVERS = driversFromEnvironment({})
+
+/** The database, and its driver where it is not the default: what suite titles say, e.g. `sqlite on sqlite3`. */
+export function databaseLabel(name: DatabaseName) {
+  if (name === 'sqlite' && drivers.sqlite !== DEFAULT_DRIVERS.sqlite) return `sqlite on ${drivers.sqlite}`
+  if (name === 'mysql' && drivers.mysql !== DEFAULT_DRIVERS.mysql) return `mysql on ${drivers.mysql}`
+  return name
+}
+
+/** Whether the database's driver runs statements on the event loop (better-sqlite3), one at a time. */
+export const readsSynchronously = (name: DatabaseName) =>
+  name === 'sqlite' && drivers.sqlite === 'better-sqlite3'
+
+if (drivers.sqlite !== DEFAULT_DRIVERS.sqlite || drivers.mysql !== DEFAULT_DRIVERS.mysql) {
+  console.log(`Drivers: SQLite on ${drivers.sqlite}, MySQL on ${drivers.mysql}`)
+}
 
 export interface TestDatabase {
   name: DatabaseName

@@ -2,7 +2,13 @@ import type { Application } from '@feathersjs/koa'
 import type { Knex } from 'knex'
 import type { Server } from 'node:http'
 import { createApp } from '../../example/app'
-import { createTestDatabase, databaseNames, type DatabaseName, type TestDatabase } from './databases'
+import {
+  createTestDatabase,
+  databaseLabel,
+  databaseNames,
+  type DatabaseName,
+  type TestDatabase
+} from './databases'
 import { httpClient, type Http } from './http'
 
 /** A running server on a fresh database, with an HTTP client and a counter of SQL statements. */
@@ -87,7 +93,7 @@ export function forEachDatabase(
   factory: AppFactory = exampleApp
 ) {
   for (const database of databaseNames) {
-    describe(`${title} [${database}]`, function () {
+    describe(`${title} [${databaseLabel(database)}]`, function () {
       suite(serverOn(database, factory))
     })
   }

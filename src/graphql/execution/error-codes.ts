@@ -57,11 +57,17 @@ function withExtensions(error: GraphQLError, message: string, extensions: Record
 
 /** A client error keeps its message (and `errors`, naming the offending fields); a server error is hidden. */
 function fromFeathersError(error: GraphQLError, feathersError: FeathersError, log: GraphqlErrorLogger) {
+  const { cause } = feathersError as { cause?: unknown }
   if (feathersError.code >= 400 && feathersError.code < 500) {
+    // A database's refusal: its cause (the driver's message) goes to the log, never to the client.
+    if (cause !== undefined) log(feathersError)
     return withExtensions(error, feathersError.message, feathersErrorExtensions(feathersError))
   }
-  if (feathersError.code === 503) return withExtensions(error, feathersError.message, { code: CODES[503] })
-  log((feathersError as { cause?: unknown }).cause ?? feathersError)
+  if (feathersError.code === 503) {
+    if (cause !== undefined) log(feathersError)
+    return withExtensions(error, feathersError.message, { code: CODES[503] })
+  }
+  log(cause ?? feathersError)
   return withExtensions(error, 'Internal server error', { code: 'INTERNAL_SERVER_ERROR' })
 }
 

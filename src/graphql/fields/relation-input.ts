@@ -32,15 +32,16 @@ export type RelationChange = (context: GraphqlContext, parentId: unknown, ids: s
 
 /**
  * `add<Relation>To<R>`, `set<Relation>On<R>` and `remove<Relation>From<R>` (input: `{id, relationIds}`, answer:
- * R): in one transaction, the parent read (a hidden parent is NOT_FOUND), `changes` made, the parent read again.
- * At most `changed`'s `maxMulti` ids per call (the resource whose records the changes write).
+ * R), for each of `changes` given: in one transaction, the parent read (a hidden parent is NOT_FOUND), the
+ * change made, the parent read again. At most `changed`'s `maxMulti` ids per call (the resource whose records
+ * the changes write).
  */
 export function manyRelationMutationFields(
   types: GraphqlTypes,
   resource: ResolvedResource,
   relation: ResolvedManyRelation,
   changed: ResolvedResource,
-  changes: { add: RelationChange; set: RelationChange; remove: RelationChange }
+  changes: { add: RelationChange; set?: RelationChange; remove?: RelationChange }
 ): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   const Relation = upperFirst(relation.name)
   const field = (name: string, change: RelationChange) =>
@@ -74,9 +75,10 @@ export function manyRelationMutationFields(
     set: `set${Relation}On${resource.name}`,
     remove: `remove${Relation}From${resource.name}`
   }
-  return {
-    [names.add]: field(names.add, changes.add),
-    [names.set]: field(names.set, changes.set),
-    [names.remove]: field(names.remove, changes.remove)
+  const fields: GraphQLFieldConfigMap<unknown, GraphqlContext> = {}
+  for (const kind of ['add', 'set', 'remove'] as const) {
+    const change = changes[kind]
+    if (change) fields[names[kind]] = field(names[kind], change)
   }
+  return fields
 }

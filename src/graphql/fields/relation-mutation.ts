@@ -52,7 +52,7 @@ function pointChild(
 /**
  * `set<Relation>On<R>(input: {id, relationId})` and `remove<Relation>From<R>(input: {id, relationId})` for a
  * one-relation of R: the record's foreign key set to the target (which the caller must be able to read), or
- * cleared when it points at that target. A required foreign key cannot be cleared: BAD_USER_INPUT.
+ * cleared when it points at that target. A required foreign key can never be cleared: no remove then.
  */
 function oneRelationMutations(
   types: GraphqlTypes,
@@ -72,7 +72,7 @@ function oneRelationMutations(
   const node = () => nonNull(objectType(types, resource))
   const setName = `set${Relation}On${resource.name}`
   const removeName = `remove${Relation}From${resource.name}`
-  return {
+  const set: Fields = {
     [setName]: withWork(
       {
         type: node(),
@@ -86,7 +86,11 @@ function oneRelationMutations(
         }
       },
       { statements: 'once' }
-    ),
+    )
+  }
+  if (!foreignKey.nullable) return set
+  return {
+    ...set,
     [removeName]: withWork(
       {
         type: node(),
@@ -110,7 +114,8 @@ function oneRelationMutations(
  * many-relation of R: each named child's foreign key set to R's id (set also clears it on R's other
  * children; remove clears it on the named ones, which must point at R). R must be readable by the caller,
  * each child changeable through its own `patch`; one transaction, so a hidden child (NOT_FOUND) or a refused
- * change leaves every child as it was. At most the child resource's `maxMulti` ids per call.
+ * change leaves every child as it was. At most the child resource's `maxMulti` ids per call. A required
+ * foreign key can never be cleared: only add then, which moves children from their parent to R.
  */
 function manyRelationMutations(
   types: GraphqlTypes,
@@ -160,7 +165,8 @@ function manyRelationMutations(
     }
     await add(context, parentId, ids)
   }
-  return manyRelationMutationFields(types, resource, relation, target, { add, set, remove })
+  const changes = foreignKey.nullable ? { add, set, remove } : { add }
+  return manyRelationMutationFields(types, resource, relation, target, changes)
 }
 
 /**

@@ -1,5 +1,6 @@
 import { stringify, type Options } from 'csv-stringify/sync'
-import { serializedFields, type ResolvedResource } from '../../resource/resolved'
+import { isoDate, parseIsoDate } from '../../resource/iso-date'
+import { serializedFields, type CsvSettings, type ResolvedResource } from '../../resource/resolved'
 
 /**
  * A cell written as it is, never quoted: csv-stringify quotes values that were strings before casting, and
@@ -18,10 +19,36 @@ function numberText(value: number) {
   return Number.isFinite(value) ? JSON.stringify(value) : String(value)
 }
 
+/** The byte order mark that tells Excel the file is UTF-8, which it cannot tell otherwise. */
+const BOM = '\uFEFF'
+
+const UTC_DATE_TIME = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?Z$/
+
 /**
- * The CSV of an export, one page of records at a time: a header row of the serialized fields in schema order
- * (also for zero rows), strings quoted with quotes doubled, numbers bare, booleans `true`/`false`, dates
- * ISO 8601 UTC (bare), null empty, `\n` line ends, and cells a spreadsheet would run as a formula
+ * A date-time as spreadsheets take one, `2026-09-20 12:30:00` in UTC, to the second. Records carry the
+ * plugin's ISO strings; one a hook changed is read with the plugin's parser, and text that is no date-time
+ * stays as it is.
+ */
+function spreadsheetDateTime(text: string) {
+  let match = UTC_DATE_TIME.exec(text)
+  if (!match) {
+    const time = parseIsoDate(text)
+    if (!Number.isNaN(time)) match = UTC_DATE_TIME.exec(isoDate(time))
+  }
+  return match ? `${match[1]} ${match[2]}` : text
+}
+
+/** How a date cell is written, by `dateFormat`. */
+const DATE_TEXT = {
+  iso: (text: string) => text,
+  spreadsheet: spreadsheetDateTime
+}
+
+/**
+ * The CSV of an export, one page of records at a time: with `bom`, a UTF-8 byte order mark first; a header
+ * row of the serialized fields in schema order (also for zero rows), strings quoted with quotes doubled,
+ * numbers bare, booleans `true`/`false`, dates bare (ISO 8601 UTC, or `YYYY-MM-DD HH:MM:SS` UTC with
+ * `dateFormat: 'spreadsheet'`), null empty, `\n` line ends, and cells a spreadsheet would run as a formula
  * (`= + - @`, tab, CR) prefixed with `'` by csv-stringify's `escape_formulas`.
  *
  * A page is encoded by one call of csv-stringify's synchronous API rather than record by record through its
@@ -29,10 +56,11 @@ function numberText(value: number) {
  * more than encoding it. Records become arrays in column order, which csv-stringify reads without looking
  * each column up as a property path.
  */
-export function csvPageEncoder(resource: ResolvedResource) {
+export function csvPageEncoder(resource: ResolvedResource, settings: CsvSettings) {
   const fields = serializedFields(resource)
   const names = fields.map((field) => field.name)
   const dates = fields.map((field) => field.kind === 'date')
+  const dateText = DATE_TEXT[settings.dateFormat]
   const options: Options = {
     columns: fields.map((field) => ({ key: field.name, header: field.name })),
     quoted_string: true,
@@ -42,7 +70,7 @@ export function csvPageEncoder(resource: ResolvedResource) {
       number: numberText,
       boolean: (value) => (value ? 'true' : 'false'),
       // A hook may put a Date in a record; it is written as the plugin's own dates are.
-      date: (value) => value.toISOString(),
+      date: (value) => dateText(value.toISOString()),
       object: (value) => (value instanceof BareCell ? value.text : JSON.stringify(value))
     }
   }
@@ -51,11 +79,13 @@ export function csvPageEncoder(resource: ResolvedResource) {
     const row = new Array<unknown>(names.length)
     for (let index = 0; index < names.length; index++) {
       const value = record[names[index]]
-      row[index] = dates[index] && typeof value === 'string' ? new BareCell(value) : value
+      row[index] = dates[index] && typeof value === 'string' ? new BareCell(dateText(value)) : value
     }
     return row
   }
-  /** The CSV text of `records`, after the header row when `first`. */
+  /** The CSV text of `records`, after the byte order mark (with `bom`) and the header row when `first`. */
   return (records: Array<Record<string, unknown>>, first: boolean) =>
-    stringify(records.map(toRow), first ? withHeader : options)
+    first
+      ? (settings.bom ? BOM : '') + stringify(records.map(toRow), withHeader)
+      : stringify(records.map(toRow), options)
 }

@@ -7,21 +7,17 @@ import type { ResourceRecord } from '../../model/records'
 import type { Page } from '../../model/page'
 import { externalCall } from '../../feathers/external-call'
 import { exportedPages, type ReadPage } from './batches'
-import { collectionQueryParser, EXPORT_QUERY_OPTIONS } from '../collection-query'
 import { restParams } from '../params'
-import { csvPageEncoder } from './csv'
+import { exportQueryParser } from './export-query'
+import { CSV_FORMAT, negotiatedFormat, type PageEncoder } from './formats'
 import { logFailure, loggerOf } from '../../common/logger'
 
 /**
  * Reads the first page before anything is sent, so that a failure up to there (hooks, authorization, the
- * first database read) is still an ordinary JSON error. Then yields the CSV of each page, the header first,
- * at most `maxRows` records in all.
+ * first database read) is still an ordinary JSON error. Then yields the text of each page, the first page's
+ * with what starts the file (the CSV's header), at most `maxRows` records in all.
  */
-async function csvChunks(
-  pages: AsyncIterable<ResourceRecord[]>,
-  encode: (records: ResourceRecord[], first: boolean) => string,
-  maxRows = Infinity
-) {
+async function exportChunks(pages: AsyncIterable<ResourceRecord[]>, encode: PageEncoder, maxRows = Infinity) {
   const iterator = pages[Symbol.asyncIterator]()
   const first = await iterator.next()
   async function* chunks() {
@@ -30,11 +26,16 @@ async function csvChunks(
       for (let next = first, header = true; !next.done; next = await iterator.next(), header = false) {
         const records = next.value.length > left ? next.value.slice(0, left) : next.value
         left -= records.length
-        yield encode(records, header)
+        const text = encode(records, header)
+        // An empty chunk would read as the end of the stream.
+        if (text) yield text
         if (left === 0) return
       }
-      // No page at all still makes a file with its header row.
-      if (first.done) yield encode([], true)
+      // No page at all still makes a file with what starts it (a CSV's header row).
+      if (first.done) {
+        const text = encode([], true)
+        if (text) yield text
+      }
     } finally {
       // Also when the client went away or the cap was reached: ends the database reads.
       await iterator.return?.()
@@ -51,37 +52,40 @@ export function exportPath(resource: ResolvedResource) {
 }
 
 /**
- * `GET /{basePath}/export`: every matching record as CSV, streamed from the database to the client. It calls
- * the service's `find` like the list endpoint, page after keyset page, so filters, defaultFilter, search
- * hooks, authorization, defaultSort, resolvers and after hooks are the same; only offset paging is absent.
+ * `GET /{basePath}/export`: every matching record as CSV, or as NDJSON for `Accept: application/x-ndjson`,
+ * streamed from the database to the client. It calls the service's `find` like the list endpoint, page after
+ * keyset page, so filters, defaultFilter, search hooks, authorization, defaultSort, resolvers and after hooks
+ * are the same; only offset paging is absent.
  */
 export function exportRoute(router: Router, app: Application, resource: ResolvedResource) {
-  const parse = collectionQueryParser(resource, EXPORT_QUERY_OPTIONS)
+  const parse = exportQueryParser(resource)
   const maxRows = resource.definition.export?.maxRows
-  const encode = csvPageEncoder(resource)
   router.get(exportPath(resource), async (ctx) => {
+    const format = negotiatedFormat((...types) => ctx.accepts(...types))
+    const csv = format === CSV_FORMAT
     // Checked before anything is read; parsed again for each page, as hooks may change the query they get.
-    parse(ctx.query)
+    const { settings } = parse(ctx.query, csv)
     const service = resourceService(app, resource)
     const readPage: ReadPage = (keyset, limit) => {
-      const { filter, search } = parse(ctx.query)
+      const { filter, search } = parse(ctx.query, csv)
       const params = restParams(ctx, { filter, search, paging: { limit }, keyset })
       return externalCall(service, 'find', [params]) as Promise<Page<ResourceRecord>>
     }
     const pages = exportedPages(readPage, resource.exportBatches, service.readsSynchronously)
-    const csv = await csvChunks(pages, encode, maxRows)
+    const chunks = await exportChunks(pages, format.encoder(resource, settings), maxRows)
     const body = new PassThrough()
     // A failure after the first byte must not look like a complete file: reset the connection instead of
     // ending the chunked response normally.
-    pipeline(csv, body, (error) => {
+    pipeline(chunks, body, (error) => {
       if (!error) return
       // A client that went away is not a server failure; anything else is, and goes to the plugin's logger.
       if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? '')) logFailure(loggerOf(ctx.app), error)
       if (!ctx.res.destroyed) ctx.res.destroy(error)
     })
     ctx.status = 200
-    ctx.type = 'text/csv; charset=utf-8'
-    ctx.attachment(`${resource.basePath.split('/').pop()}.csv`)
+    ctx.type = format.contentType
+    ctx.vary('Accept')
+    ctx.attachment(`${resource.basePath.split('/').pop()}.${format.extension}`)
     if (maxRows !== undefined) ctx.set('X-Export-Row-Limit', String(maxRows))
     ctx.body = body
   })
