@@ -100,9 +100,15 @@ export function cliAppWith(tarball: Tarball): CliApp {
   return { dir: WORKSPACE, added, addedBytes }
 }
 
-/** Writes each code block of the README marked ```ts file=<path> into the app, as a user would copy it. */
+/** The guide page whose code blocks build the app: the README links to it as the way to use the plugin. */
+export const GETTING_STARTED = 'docs/guide/getting-started.md'
+
+/**
+ * Writes each code block of the getting-started guide marked ```ts file=<path> into the app, as a user would
+ * copy it.
+ */
 export function applyReadme(app: CliApp) {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const readme = readFileSync(join(ROOT, GETTING_STARTED), 'utf8')
   const written: string[] = []
   for (const [, path, code] of readme.matchAll(/^```ts file=(\S+)\n([\s\S]*?)^```$/gm)) {
     const target = join(app.dir, path)
@@ -111,6 +117,30 @@ export function applyReadme(app: CliApp) {
     written.push(path)
   }
   return written
+}
+
+/**
+ * The commands of the getting-started guide's blocks marked ```sh run, one per line as the user types them in
+ * the app's folder (a trailing `# comment` dropped).
+ */
+export function readmeCommands(): string[] {
+  const readme = readFileSync(join(ROOT, GETTING_STARTED), 'utf8')
+  return [...readme.matchAll(/^```sh run\n([\s\S]*?)^```$/gm)].flatMap(([, block]) =>
+    block
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter((line) => line !== '')
+  )
+}
+
+/**
+ * Runs a command line of the guide in the app's folder, as the user's shell would (words split on spaces; the
+ * guide's commands quote nothing): `npx` with `--no`, so that it runs the app's installed bin or fails, never
+ * one fetched from the registry. No TypeScript loader is inherited (NODE_OPTIONS): the app's own is used.
+ */
+export function runInApp(app: CliApp, line: string): string {
+  const [command, ...args] = line.split(/\s+/)
+  return run(command, command === 'npx' ? ['--no', ...args] : args, app.dir, { NODE_OPTIONS: '' })
 }
 
 /** Edits an app file, failing when `from` is not in it (the generated file changed). */

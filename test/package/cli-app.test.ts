@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
-import { cpSync, existsSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -9,8 +9,10 @@ import {
   applyReadme,
   cliAppWith,
   packRepository,
+  readmeCommands,
   replaceInFile,
   run,
+  runInApp,
   startCompiledApp,
   type CliApp,
   type Tarball
@@ -18,9 +20,11 @@ import {
 
 /**
  * The package as a user gets it: packed, installed into an app the Feathers CLI generated, a resource added
- * as the README says, compiled by the app's own `npm run compile` and run with `node lib/` (no tsx, no
- * TypeScript at run time), then called over REST, GraphQL and socket.io with a JWT. Slow (an npm install
- * and a TypeScript compile), so it runs as `npm run test:package`, a step of its own in `.ci/run`.
+ * as docs/guide/getting-started.md says (its migration written by the package's `npx feathers-query migration`
+ * with the app's ts-node, applied by the app's `npm run migrate`), compiled by the app's own `npm run compile`
+ * and run with `node lib/` (no tsx, no TypeScript at run time), then called over REST, GraphQL and socket.io
+ * with a JWT, and stopped with SIGTERM. Slow (an npm install and a TypeScript compile), so it runs as
+ * `npm run test:package`, a step of its own in `.ci/run`.
  */
 describe('the packed package in a Feathers CLI app', function () {
   this.timeout(20 * 60 * 1000)
@@ -28,6 +32,10 @@ describe('the packed package in a Feathers CLI app', function () {
   let app: CliApp
   let server: ChildProcess
   let url: string
+  /** The guide's step 5: the migration command's output, the migrations before it, and `npm run migrate`'s. */
+  let migrationOutput: string
+  let fixtureMigrations: string[]
+  let migrateOutput: string
 
   const freePort = () =>
     new Promise<number>((resolvePort) => {
@@ -63,8 +71,8 @@ describe('the packed package in a Feathers CLI app', function () {
     app = cliAppWith(tarball)
     const written = applyReadme(app)
     assert.deepEqual(written.sort(), [
-      'migrations/20260101000000_projects_and_tasks.ts',
       'src/hooks/owner.ts',
+      'src/index.ts',
       'src/services/index.ts',
       'src/services/projects/projects.shared.ts',
       'src/services/projects/projects.ts',
@@ -72,7 +80,7 @@ describe('the packed package in a Feathers CLI app', function () {
       'src/services/tasks/tasks.ts'
     ])
     // src/channels.ts stays as the CLI generated it: every event to every authenticated connection.
-    // The README's src/app.ts change: the plugin's error handler, and the app's logger for the plugin.
+    // The guide's src/app.ts change: the plugin's error handler, and the app's logger for the plugin.
     replaceInFile(
       app,
       'src/app.ts',
@@ -85,9 +93,9 @@ describe('the packed package in a Feathers CLI app', function () {
       app,
       'src/app.ts',
       'app.configure(services)',
-      'app.configure(feathersQuery({ logger }))\napp.configure(services)'
+      'app.configure(feathersQuery({ logger, health: true }))\napp.configure(services)'
     )
-    // The README's src/configuration.ts change: Feathers' validation checks the plugin's configuration too.
+    // The guide's src/configuration.ts change: Feathers' validation checks the plugin's configuration too.
     replaceInFile(
       app,
       'src/configuration.ts',
@@ -100,7 +108,7 @@ describe('the packed package in a Feathers CLI app', function () {
       /^/,
       "import { feathersQueryConfiguration, type FeathersQueryConfiguration } from 'feathers-query'\n"
     )
-    // The README's src/client.ts change: the typed resource services of the client entry.
+    // The guide's src/client.ts change: the typed resource services of the client entry.
     replaceInFile(
       app,
       'src/client.ts',
@@ -125,16 +133,61 @@ describe('the packed package in a Feathers CLI app', function () {
     // (only compiled: the app does not load them). A `@ts-expect-error` that is no error fails the compile.
     cpSync(join(__dirname, 'every-export.ts'), join(app.dir, 'src/every-export.ts'))
     cpSync(join(__dirname, 'typed-services.ts'), join(app.dir, 'src/typed-services.ts'))
-    run('npm', ['run', 'compile'], app.dir)
+    // The guide's step 5, as typed in the app's folder: the migration written from the resources' schemas
+    // by the installed package's bin (src/app.ts loaded with the app's ts-node), then `npm run migrate`.
     rmSync(join(app.dir, 'feathers-chat.sqlite'), { force: true })
-    run('npm', ['run', 'migrate'], app.dir)
+    const commands = readmeCommands()
+    assert.equal(commands.length, 2, commands.join('\n'))
+    assert.match(commands[0], /^npx feathers-query migration( |$)/)
+    assert.equal(commands[1], 'npm run migrate')
+    fixtureMigrations = readdirSync(join(app.dir, 'migrations'))
+    migrationOutput = runInApp(app, commands[0])
+    migrateOutput = runInApp(app, commands[1])
+    run('npm', ['run', 'compile'], app.dir)
     const port = await freePort()
     url = `http://localhost:${port}`
     server = await startCompiledApp(app, port)
   })
 
   after(() => {
-    server?.kill()
+    if (server?.exitCode === null) server.kill('SIGKILL')
+  })
+
+  it("writes the guide's migration from the schemas with the app's ts-node, which knex applies", () => {
+    assert.match(migrationOutput, /^Loaded src\/app\.ts with ts-node, transpiling only\.$/m)
+    const added = readdirSync(join(app.dir, 'migrations')).filter((file) => !fixtureMigrations.includes(file))
+    assert.equal(added.length, 1, added.join())
+    const [file] = added
+    assert.match(file, /^\d{14}_projects_and_tasks\.ts$/)
+    assert.match(migrationOutput, new RegExp(`^Wrote migrations/${file}: `, 'm'))
+    const migration = readFileSync(join(app.dir, 'migrations', file), 'utf8')
+    assert.ok(migration.includes(`//   ${readmeCommands()[0]}\n`), migration.slice(0, 300))
+    assert.match(migration, /createTable\('projects'[\s\S]*createTable\('tasks'/)
+    assert.match(migration, /table\.integer\('projectId'\)[^\n]*\.references\('id'\)\.inTable\('projects'\)/)
+    // What knex ran: the CLI's own migrations and the written one, no other.
+    assert.match(migrateOutput, /Batch 1 run: \d+ migrations/)
+    const source = `const db = require('knex')(require('./config/default.json').sqlite)
+db('knex_migrations').orderBy('id').pluck('name').then((names) => console.log(JSON.stringify(names))).finally(() => db.destroy())`
+    const applied = JSON.parse(run(process.execPath, ['-e', source], app.dir))
+    assert.deepEqual(applied, [...fixtureMigrations.sort(), file])
+    // The tables fit the schemas: the app started (its start-up check is on), and --diff has nothing to write.
+    const diff = runInApp(app, 'npx feathers-query migration --diff')
+    assert.match(diff, /The tables fit the resources' schemas: no migration written\./)
+    assert.deepEqual(readdirSync(join(app.dir, 'migrations')).sort(), [...fixtureMigrations, file].sort())
+  })
+
+  it('answers the readiness and liveness probes (feathersQuery({ health: true }))', async () => {
+    const ready = await call('GET', '/health/ready')
+    assert.equal(ready.status, 200, JSON.stringify(ready.body))
+    assert.equal(ready.body.status, 'ready')
+    assert.deepEqual(
+      ready.body.databases.map((database: { client: string; status: string }) => [
+        database.client,
+        database.status
+      ]),
+      [['sqlite3', 'up']]
+    )
+    assert.deepEqual(await call('GET', '/health/live'), { status: 200, body: { status: 'alive' } })
   })
 
   it('ships compiled JavaScript with declarations, and nothing of the repository besides', () => {
@@ -294,7 +347,7 @@ console.log(JSON.stringify(loaded))`
 
   it("gives the app's typed REST client Feathers' shapes and aggregate, with no header of its own", async () => {
     const token = await signUp('gus@example.com')
-    // The app's own compiled client (src/client.ts with the README's lines) over its @feathersjs/rest-client.
+    // The app's own compiled client (src/client.ts with the guide's lines) over its @feathersjs/rest-client.
     const fromApp = createRequire(join(app.dir, 'package.json'))
     const { createClient } = fromApp('./lib/client.js')
     const rest = fromApp('@feathersjs/rest-client')
@@ -360,5 +413,13 @@ console.log(JSON.stringify(loaded))`
       dora.socket.close()
       eli.socket.close()
     }
+  })
+
+  it('ends with exit code 0 on SIGTERM (gracefulShutdown in src/index.ts)', async () => {
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolveExit) =>
+      server.once('exit', (code, signal) => resolveExit([code, signal]))
+    )
+    assert.ok(server.kill('SIGTERM'))
+    assert.deepEqual(await exited, [0, null])
   })
 })
