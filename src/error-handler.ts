@@ -4,7 +4,7 @@ import { undecodableBody } from './rest/request-body'
 import { feathersErrorExtensions, graphqlCodeOf, graphqlErrorBody } from './graphql/execution/error-codes'
 import { PayloadTooLarge, UnsupportedMediaType } from './common/errors'
 import { feathersQueryState } from './state'
-import { logFailure, loggerOf } from './common/logger'
+import { logFailure, loggerOf, logRefusal } from './common/logger'
 
 /** Errors Koa middleware throws with an HTTP status (e.g. koa-body's "invalid JSON"), as Feathers errors. */
 function fromHttpError(error: { status?: number; statusCode?: number; message?: string; expose?: boolean }) {
@@ -44,7 +44,8 @@ export type ErrorLogger = (error: unknown, ctx: Context) => void
  * Every failure as Feathers error JSON (`{name, message, code, className, data?, errors?}`): Feathers errors as
  * they are, HTTP errors from Koa middleware mapped to their status, anything else a 500 whose details stay
  * in the log, not in the response: `log` when given, else the plugin's `logger` (console until one is set).
- * A client error with a `cause` (a database's refusal) is logged too, with its cause.
+ * A client error with a `cause` (a database's refusal) is logged too, with its cause: to `log`, or the
+ * logger's `warn`, since the client caused it.
  */
 export function errorHandler(log?: ErrorLogger) {
   return async (ctx: Context, next: Next) => {
@@ -57,11 +58,13 @@ export function errorHandler(log?: ErrorLogger) {
       let error = raw instanceof FeathersError ? raw : fromHttpError(raw as object)
       error ??= undecodableBody(raw, ctx) ?? new GeneralError('Internal server error')
       const cause = (raw as { cause?: unknown })?.cause
-      // A client's error with a cause (a driver's refusal) is logged whole: its stack tells the cause.
-      const logged = error.code >= 500 ? (cause ?? raw) : cause !== undefined ? raw : undefined
-      if (logged !== undefined) {
-        if (log) log(logged, ctx)
-        else logFailure(loggerOf(ctx.app), logged)
+      if (error.code >= 500) {
+        if (log) log(cause ?? raw, ctx)
+        else logFailure(loggerOf(ctx.app), cause ?? raw)
+      } else if (cause !== undefined) {
+        // A client's error with a cause (a driver's refusal): its stack tells the cause, without the values.
+        if (log) log(raw, ctx)
+        else logRefusal(loggerOf(ctx.app), raw as Error)
       }
       ctx.status = error.code
       ctx.body = isGraphqlRequest(ctx) ? graphqlBody(error) : error.toJSON()

@@ -24,7 +24,31 @@ const limitedNoteResource = defineResource({
   })
 })
 
+/** The same table through a resource that leaves its NOT NULL body out: no field of it to name. */
+const unbodiedNoteResource = defineResource({
+  name: 'UnbodiedNote',
+  table: 'limited_notes',
+  basePath: 'unbodied-notes',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    code: FilterableField(Type.String(), { nullable: true })
+  })
+})
+
+const limitedParentResource = defineResource({
+  name: 'LimitedParent',
+  table: 'limited_parents',
+  basePath: 'limited-parents',
+  schema: Type.Object({ id: IDField(Type.Integer({ readOnly: true })) })
+})
+
+/** What the plugin logs, by level: a server's failure at error, a client's refusal at warn. */
 const logged: string[] = []
+const warned: string[] = []
+const logger = {
+  error: (message: string) => logged.push(message),
+  warn: (message: string) => warned.push(message)
+}
 
 const limitedApp = (drivers: Drivers) => async (databaseUrl: string) => {
   const db = knex(knexConfig(databaseUrl, drivers))
@@ -36,10 +60,13 @@ const limitedApp = (drivers: Drivers) => async (databaseUrl: string) => {
     table.string('code', 20).unique()
     table.integer('parentId').unsigned().references('limited_parents.id')
   })
-  return pluginApp(db, [limitedNoteResource], {
+  return pluginApp(db, [limitedNoteResource, unbodiedNoteResource, limitedParentResource], {
     quietErrors: false,
     // The start-up check would refuse the loose schema: this suite is about what reaches the table.
-    plugin: { checkSchema: false, logger: { error: (message: string) => logged.push(message) } }
+    plugin: {
+      checkSchema: false,
+      logger
+    }
   })
 }
 
@@ -65,6 +92,7 @@ for (const { database, driver, drivers } of cases) {
     beforeEach(async () => {
       await env.server.db('limited_notes').delete()
       logged.length = 0
+      warned.length = 0
     })
 
     it('a null for a NOT NULL column: the field, and the rule', async () => {
@@ -127,16 +155,49 @@ for (const { database, driver, drivers } of cases) {
       ])
     })
 
-    it("logs the driver's message as the cause of a 400, and keeps it out of the response", async () => {
+    it("logs the driver's message as the cause of a 400, below error level, out of the response", async () => {
       const response = await post({ body: null })
       assert.equal(response.status, 400)
       assert.doesNotMatch(response.text, /Caused by|insert into|constraint failed|cannot be null|null value/i)
-      assert.equal(logged.length, 1, logged.join('\n'))
-      assert.match(logged[0], /^BadRequest: The data violates a database constraint/)
+      assert.deepEqual(logged, [])
+      assert.equal(warned.length, 1, warned.join('\n'))
+      assert.match(warned[0], /^BadRequest: The data violates a database constraint/)
       assert.match(
-        logged[0],
+        warned[0],
         /\nCaused by: .*(NOT NULL constraint failed: limited_notes\.body|Column 'body' cannot be null|null value in column "body")/
       )
+    })
+
+    it('logs a unique value taken without the statement or the value', async () => {
+      assert.equal((await post({ body: 'first', code: 'taken-code-77' })).status, 201)
+      const response = await post({ body: 'second', code: 'taken-code-77' })
+      assert.equal(response.status, 409, response.text)
+      assert.deepEqual(logged, [])
+      assert.equal(warned.length, 1, warned.join('\n'))
+      assert.match(warned[0], /\nCaused by: /)
+      assert.doesNotMatch(warned[0], /insert into|taken-code-77|second/i)
+    })
+
+    it('does not name a column that is no field of the resource', async () => {
+      const response = await env.server.http('POST', '/unbodied-notes', { code: 'c' })
+      assert.equal(response.status, 400, response.text)
+      assert.equal(response.body.message, 'The data violates a database constraint')
+      assert.deepEqual(response.body.errors, [{ field: 'body', message: 'violates a database constraint' }])
+      assert.deepEqual(await written(), [])
+    })
+
+    it('refuses to delete a record still referenced, on its id, on every database', async () => {
+      await env.server.db('limited_parents').insert({})
+      const { parentId } = (await env.server.db('limited_parents').max('id as parentId').first()) as {
+        parentId: number
+      }
+      assert.equal((await post({ body: 'child', parentId })).status, 201)
+      const response = await env.server.http('DELETE', `/limited-parents/${parentId}`)
+      assert.equal(response.status, 400, response.text)
+      assert.deepEqual(response.body.errors, [
+        { field: 'id', message: 'is still referenced by records of another table (foreign key)' }
+      ])
+      assert.match(response.body.message, /the record is still referenced/)
     })
 
     it('names the mutation input field over GraphQL, and logs the cause there too', async () => {
@@ -149,8 +210,10 @@ for (const { database, driver, drivers } of cases) {
         { field: 'input.limitedNote.body', message: 'must not be null (the column is NOT NULL)' }
       ])
       assert.doesNotMatch(JSON.stringify(response), /Caused by|insert into/i)
-      assert.equal(logged.length, 1, logged.join('\n'))
-      assert.match(logged[0], /\nCaused by: /)
+      // A client's refusal, as over REST: at warn, nothing at error.
+      assert.deepEqual(logged, [])
+      assert.equal(warned.length, 1, warned.join('\n'))
+      assert.match(warned[0], /\nCaused by: /)
     })
   })
 }

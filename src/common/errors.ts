@@ -30,9 +30,45 @@ export class ConfigurationError extends Error {
 }
 
 /**
+ * A driver's own message, without the statement: knex puts the statement, with its values interpolated, and
+ * ` - ` in front of it. MySQL's drivers keep it apart (`sqlMessage`); otherwise it is what follows the last
+ * ` - `, since a value in the statement could read like a driver's message.
+ */
+export function driverMessage(error: { sqlMessage?: unknown; message?: unknown }) {
+  if (typeof error.sqlMessage === 'string') return error.sqlMessage
+  const message = typeof error.message === 'string' ? error.message : ''
+  const end = message.lastIndexOf(' - ')
+  return end < 0 ? message : message.slice(end + 3)
+}
+
+/**
+ * The values drivers quote in their own messages: MySQL's duplicate entry and wrong value, PostgreSQL's
+ * value out of range and input of the wrong syntax. Each is the written row's, so none reaches the log.
+ */
+const QUOTED_VALUES: [RegExp, string][] = [
+  [/^Duplicate entry '.*' for key /s, "Duplicate entry '…' for key "],
+  [/ value: '.*' for column /s, " value: '…' for column "],
+  [/ value: '.*'$/s, " value: '…'"],
+  [/^value ".*" is out of range/s, 'value "…" is out of range'],
+  [/: ".*"$/s, ': "…"']
+]
+
+/** A driver's message for the log: no statement, no detail (PostgreSQL's holds the row's values), no value. */
+function causeText(cause: unknown) {
+  if (!(cause instanceof Error)) return String(cause)
+  const { code } = cause as { code?: unknown }
+  const message = QUOTED_VALUES.reduce(
+    (text, [value, redacted]) => text.replace(value, redacted),
+    driverMessage(cause)
+  )
+  return `${cause.name}${typeof code === 'string' ? ` [${code}]` : ''}: ${message}`
+}
+
+/**
  * `error` with the failure behind it as its `cause`, for the log only: not enumerable, so neither `toJSON()`
  * nor a transport sends it to clients, and told at the end of the stack, which is what loggers print (the
- * Feathers CLI app's `logError` hook logs `error.stack`).
+ * Feathers CLI app's `logError` hook logs `error.stack`): the driver's own message, without the statement or
+ * any value of the row, since clients cause these at will.
  */
 export function withCause<E extends Error>(error: E, cause: unknown): E {
   Object.defineProperty(error, 'cause', {
@@ -41,13 +77,7 @@ export function withCause<E extends Error>(error: E, cause: unknown): E {
     writable: true,
     configurable: true
   })
-  const { name, code, message, detail } = (cause ?? {}) as Record<string, unknown>
-  const text =
-    cause instanceof Error
-      ? `${String(name)}${typeof code === 'string' ? ` [${code}]` : ''}: ${String(message)}` +
-        (typeof detail === 'string' ? ` (${detail})` : '')
-      : String(cause)
-  error.stack = `${error.stack ?? `${error.name}: ${error.message}`}\nCaused by: ${text}`
+  error.stack = `${error.stack ?? `${error.name}: ${error.message}`}\nCaused by: ${causeText(cause)}`
   return error
 }
 

@@ -79,8 +79,8 @@ function columnOf(violation: ConstraintViolation, resource: ResolvedResource, ro
 
 /**
  * The error of a write of `row` (encoded, by column) to `resource`'s table that broke a constraint. A column
- * of a field the resource never shows clients (hidden, filterOnly) is not named, nor its rule: the field is
- * not theirs to learn of.
+ * of a field the resource never shows clients (hidden, filterOnly), or of no field of it at all (a NOT NULL
+ * column the schema leaves out), is not named, nor its rule: the column is not theirs to learn of.
  */
 export function writeConstraintError(
   violation: ConstraintViolation,
@@ -90,7 +90,7 @@ export function writeConstraintError(
 ) {
   const column = columnOf(violation, resource, row)
   const field = column === undefined ? undefined : resource.fields.find((entry) => entry.column === column)
-  if (field && !field.serialized) {
+  if (column !== undefined && (!field || !field.serialized)) {
     if (violation.rule === 'unique') {
       return withCause(new Conflict('A record with the same unique value exists'), cause)
     }

@@ -1,3 +1,5 @@
+import { driverMessage } from '../common/errors'
+
 /** The rule of the table a write broke. */
 export type ConstraintRule =
   | 'notNull'
@@ -70,17 +72,6 @@ const SQLITE_RULES: Record<string, ConstraintRule> = {
   'PRIMARY KEY': 'unique',
   CHECK: 'check',
   'FOREIGN KEY': 'foreignKey'
-}
-
-/**
- * The driver's own message: knex puts the statement, with its values, and ` - ` in front of it. MySQL's
- * drivers keep it apart (`sqlMessage`); otherwise it is what follows the last ` - `, since a value in the
- * statement could read like a driver's message.
- */
-function driverMessage(error: DriverError) {
-  if (typeof error.sqlMessage === 'string') return error.sqlMessage
-  const message = typeof error.message === 'string' ? error.message : ''
-  return message.slice(message.lastIndexOf(' - ') + 3)
 }
 
 /** MariaDB's CHECK violation has MySQL's number of another error (see `codeOf` in database-errors). */

@@ -86,7 +86,7 @@ function isLostPgConnection(error: unknown) {
 /**
  * Turns a driver error into a Feathers error: an unreachable or busy database, a lost connection or a
  * statement the server ended is a 503 the client may retry, a violated constraint is the client's 400/409
- * naming the field and the rule where the driver says them, a deadlock or (PostgreSQL) a serialization
+ * naming the rule (not the column, which this knows nothing of: see `writeError` and `removeError`), a deadlock or (PostgreSQL) a serialization
  * failure between concurrent writes a 409 to retry, anything else is our bug (500) and keeps its message out
  * of the response. The driver's error is the `cause` of each, for the log.
  */
@@ -100,7 +100,9 @@ export function databaseError(error: unknown): FeathersError {
     return withCause(new Unavailable('The database is unavailable, please retry'), error)
   }
   const violation = violationOf(error)
-  if (violation) return constraintError(violation, error)
+  // Not the write of a row this resource knows (a hook's own write, a deferred constraint at COMMIT): the
+  // column may be no field of it, or a hidden one, so only the rule is told.
+  if (violation) return constraintError({ rule: violation.rule }, error)
   if (code && CONCURRENCY_CODES.has(code)) {
     return withCause(new Conflict('A concurrent change got in the way; retry the request'), error)
   }
@@ -114,6 +116,17 @@ export function databaseError(error: unknown): FeathersError {
 export function writeError(error: unknown, resource: ResolvedResource, row: Record<string, unknown>) {
   const violation = error instanceof FeathersError ? undefined : violationOf(error)
   return violation ? writeConstraintError(violation, error, resource, row) : databaseError(error)
+}
+
+/**
+ * `databaseError` for a DELETE of a resource's records: any foreign key refusing it is a record still
+ * referenced, on its id. SQLite says only that a foreign key failed, where MySQL and PostgreSQL say which way.
+ */
+export function removeError(error: unknown) {
+  const violation = error instanceof FeathersError ? undefined : violationOf(error)
+  return violation?.rule === 'foreignKey'
+    ? constraintError({ rule: 'referenced' }, error)
+    : databaseError(error)
 }
 
 export async function runQuery<T>(query: PromiseLike<T>): Promise<T> {

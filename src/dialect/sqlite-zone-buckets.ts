@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { BoundedCache } from '../common/bounded-cache'
 import type { DateBucket } from '../model/aggregate'
 import type { SqlColumn } from './dialect'
 import { RULES_FROM, RULES_PERIOD, zoneTransitions, type Steps } from './zone-transitions'
@@ -45,31 +46,32 @@ const LOCAL_START: Record<Exclude<DateBucket, 'HOUR'>, string> = {
  */
 const over = (columns: string, inner: string) => `SELECT ${columns} FROM (${inner} LIMIT -1 OFFSET 0)`
 
-const statements = new Map<string, string>()
+/**
+ * Statements by bucket and zone: a zone's are 54 to 114 KB each, so a few dozen are kept (8 MB at most) and
+ * the rest written again, whatever zones clients name.
+ */
+const statements = new BoundedCache<string>(64, 8_000_000, (sql) => sql.length)
 
 /**
  * The SQL of a bucket's start, `?` standing for the column, computed a step at a time (`over`). Instants past
  * the table (`RULES_FROM` and 400 years) are moved back by whole periods of the rules (`k` of them), and the
  * start forward again.
  */
-function bucketSql(bucket: DateBucket, zone: string) {
-  const key = `${bucket} ${zone}`
-  let sql = statements.get(key)
-  if (sql) return sql
+const bucketSql = (bucket: DateBucket, zone: string) =>
+  statements.get(`${bucket} ${zone}`, () => writeBucketSql(bucket, zone))
+
+function writeBucketSql(bucket: DateBucket, zone: string) {
   const { offsets, midnights } = zoneTransitions(zone)
   const periods = `CASE WHEN t >= ${RULES_FROM + RULES_PERIOD} THEN (t - ${RULES_FROM}) / ${RULES_PERIOD} ELSE 0 END`
   const folded = over(`t, k, t - k * ${RULES_PERIOD} AS u`, over(`t, ${periods} AS k`, 'SELECT ? AS t'))
   const withOffset = over(`t, k, u, ${stepCase('u', offsets)} AS o`, folded)
-  sql =
-    bucket === 'HOUR'
-      ? // The local hour's start: the instant less its local minutes, seconds and milliseconds.
-        `(${over(`t - ((u + o) % ${HOUR} + ${HOUR}) % ${HOUR}`, withOffset)})`
-      : `(${over(
-          `l - ${stepCase('l', midnights)} + k * ${RULES_PERIOD}`,
-          over(`k, ${LOCAL_START[bucket]} AS l`, over('k, u + o AS v', withOffset))
-        )})`
-  statements.set(key, sql)
-  return sql
+  return bucket === 'HOUR'
+    ? // The local hour's start: the instant less its local minutes, seconds and milliseconds.
+      `(${over(`t - ((u + o) % ${HOUR} + ${HOUR}) % ${HOUR}`, withOffset)})`
+    : `(${over(
+        `l - ${stepCase('l', midnights)} + k * ${RULES_PERIOD}`,
+        over(`k, ${LOCAL_START[bucket]} AS l`, over('k, u + o AS v', withOffset))
+      )})`
 }
 
 /** The start of the bucket holding `column`'s instant in `zone`, in epoch milliseconds. */

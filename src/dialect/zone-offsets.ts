@@ -1,3 +1,4 @@
+import { BoundedCache } from '../common/bounded-cache'
 import { UTC } from './dialect'
 
 /**
@@ -8,12 +9,16 @@ import { UTC } from './dialect'
 
 const HOUR = 3_600_000
 
-const formats = new Map<string, Intl.DateTimeFormat>()
+/**
+ * Formats by zone, about 31 KB each. Callers pass canonical names (`aggregate/plan.ts`), but a zone has many
+ * spellings (`europe/berlin`: 4,096 letter cases), so the number kept is bounded all the same.
+ */
+const formats = new BoundedCache<Intl.DateTimeFormat>(64)
 
-/** Whether Node's time-zone data knows `zone`, an IANA name such as `Europe/Berlin`. */
+/** Whether Node's time-zone data knows `zone`, an IANA name such as `Europe/Berlin`. Nothing is kept. */
 export function isTimeZone(zone: string) {
   try {
-    formatIn(zone)
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
     return true
   } catch {
     return false
@@ -21,22 +26,21 @@ export function isTimeZone(zone: string) {
 }
 
 function formatIn(zone: string) {
-  let format = formats.get(zone)
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      era: 'short',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric'
-    })
-    formats.set(zone, format)
-  }
-  return format
+  return formats.get(
+    zone,
+    () =>
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        era: 'short',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric'
+      })
+  )
 }
 
 /** The zone's offset from UTC at `time` (epoch milliseconds), in milliseconds (whole seconds). */

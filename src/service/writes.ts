@@ -2,7 +2,7 @@ import { BadRequest, Conflict, Forbidden } from '@feathersjs/errors'
 import type { Id } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { copyWith } from '../common/copy-with'
-import { runQuery, writeError } from '../dialect/database-errors'
+import { removeError, runQuery, writeError } from '../dialect/database-errors'
 import { writeTransaction } from '../dialect/sqlite-locks'
 import type { Filter, Scalar } from '../model/query'
 import type { ResourceParams, ResourceRecord } from '../model/records'
@@ -34,6 +34,15 @@ async function runWrite<T>(store: ResourceStore, row: ResourceRecord, query: Pro
     return await query
   } catch (error) {
     throw writeError(error, store.resource, row)
+  }
+}
+
+/** A DELETE of this resource's records: a foreign key refusing it is a record still referenced. */
+async function runRemove<T>(query: PromiseLike<T>): Promise<T> {
+  try {
+    return await query
+  } catch (error) {
+    throw removeError(error)
   }
 }
 
@@ -194,9 +203,9 @@ export function removeRecords(
     const { softDeleteColumn } = store.resource
     if (!softDeleteColumn) await refuseHiddenChildren(store, inner, idValues)
     const builder = (await writable(store, inner, reached))()
-    const removed = await runQuery(
-      softDeleteColumn ? builder.update({ [softDeleteColumn]: new Date() }) : builder.delete()
-    )
+    const removed = softDeleteColumn
+      ? await runQuery(builder.update({ [softDeleteColumn]: new Date() }))
+      : await runRemove(builder.delete())
     if (removed !== records.length) {
       throw id === null ? concurrentChange(store, 'removing') : notFound(store, id)
     }

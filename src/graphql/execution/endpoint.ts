@@ -27,7 +27,7 @@ import { graphqlPageSizes } from '../fields/collection-args'
 import { compiledExecution } from './compiled-execution'
 import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
-import { logFailure, loggerOf } from '../../common/logger'
+import { logFailure, loggerOf, logRefusal } from '../../common/logger'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -50,8 +50,10 @@ export function graphqlMiddleware(
   options: GraphqlOptions = {}
 ) {
   const path = options.path ?? '/graphql'
-  // Unexpected errors, which clients see only as INTERNAL_SERVER_ERROR, go to the plugin's logger.
-  const log: GraphqlErrorLogger = (error) => logFailure(loggerOf(app), error)
+  // Unexpected errors, which clients see only as INTERNAL_SERVER_ERROR, go to the plugin's logger, and so do
+  // the causes of the database's refusals of a client's request, below error level.
+  const log: GraphqlErrorLogger = (error, refusal) =>
+    refusal ? logRefusal(loggerOf(app), error as Error) : logFailure(loggerOf(app), error)
   const schema = buildGraphqlSchema(resources, options.parts)
   const limits = resolveLimits(options.limits)
   const documents = documentCache(

@@ -2,7 +2,11 @@ import { FeathersError } from '@feathersjs/errors'
 import { GraphQLError, parse, validate, type ExecutionResult, type ValidationRule } from 'graphql'
 import { copyWith } from '../../common/copy-with'
 
-export type GraphqlErrorLogger = (error: unknown) => void
+/**
+ * Where a GraphQL error goes in the log: `refusal` for a client's error the database refused, which is
+ * the client's doing and belongs below error level (see `logRefusal`).
+ */
+export type GraphqlErrorLogger = (error: unknown, refusal?: boolean) => void
 
 /** `extensions.code` of Feathers errors, by HTTP status, in the names GraphQL clients know from Apollo. */
 const CODES: Record<number, string> = {
@@ -60,7 +64,7 @@ function fromFeathersError(error: GraphQLError, feathersError: FeathersError, lo
   const { cause } = feathersError as { cause?: unknown }
   if (feathersError.code >= 400 && feathersError.code < 500) {
     // A database's refusal: its cause (the driver's message) goes to the log, never to the client.
-    if (cause !== undefined) log(feathersError)
+    if (cause !== undefined) log(feathersError, true)
     return withExtensions(error, feathersError.message, feathersErrorExtensions(feathersError))
   }
   if (feathersError.code === 503) {
