@@ -115,7 +115,7 @@ export type {
 } from './model/aggregate'
 export type { FeathersQueryState } from './declarations'
 export { feathersQueryState } from './state'
-export { schemaDifferences } from './schema/check'
+export { schemaDifferences } from './registration/schema-differences'
 export type { SchemaMismatch, MismatchKind } from './schema/compare'
 export { feathersQueryConfiguration, paginateConfiguration } from './registration/configuration'
 export type { FeathersQueryConfiguration, PageSizeSetting } from './registration/configuration'

@@ -27,8 +27,12 @@ forEachDatabase(
       assert.equal(response.status, 200, response.text)
       assert.equal(response.body.status, 'ready')
       assert.deepEqual(
-        response.body.databases.map((database: { status: string }) => database.status),
-        ['up']
+        response.body.databases.map((database: { client: string; status: string }) => [
+          database.client,
+          database.status
+        ]),
+        [[env.server.database, 'up']],
+        "each database is named by its dialect, never by knex's client option"
       )
       assert.equal(response.headers.get('cache-control'), 'no-store')
       assert.deepEqual((await env.server.http('GET', '/health/live')).body, { status: 'alive' })
@@ -68,3 +72,18 @@ forEachDatabase(
   },
   oneConnectionApp(undefined)
 )
+
+describe('Readiness route: options given in code', () => {
+  it('refuses at start-up a path without its leading slash, as the configuration does', async () => {
+    const db = knex(knexConfig('sqlite::memory:'))
+    try {
+      assert.throws(
+        () => pluginApp(db, exampleResources, { plugin: { health: { path: 'health' } } }),
+        (error: Error) =>
+          error.name === 'ConfigurationError' && /path must start with "\/"/.test(error.message)
+      )
+    } finally {
+      await db.destroy()
+    }
+  })
+})

@@ -78,4 +78,30 @@ describe('Graceful shutdown on SIGTERM (the example app in a process of its own,
       if (child.exitCode === null) child.kill('SIGKILL')
     }
   })
+  it('cuts a request still running past the timeout and exits 1 within about the timeout', async () => {
+    const timeout = 300
+    const server = startScript('../test/support/shutdown-server.ts', {
+      DATABASE_URL: 'sqlite::memory:',
+      SLOW_MS: '60000',
+      SHUTDOWN_TIMEOUT: String(timeout)
+    })
+    const { child, lines } = server
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    try {
+      const port = Number((await server.ready).payload)
+      const held = fetch(`http://127.0.0.1:${port}/slow`).then(
+        () => 'answered',
+        () => 'cut'
+      )
+      await printed(lines, child, 'SLOW')
+      const signalled = performance.now()
+      child.kill('SIGTERM')
+      assert.equal(await exited, 1)
+      const took = performance.now() - signalled
+      assert.ok(took < 2 * timeout + 1000, `exited ${Math.round(took)} ms after the signal`)
+      assert.equal(await held, 'cut')
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  })
 })

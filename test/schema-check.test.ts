@@ -147,6 +147,33 @@ for (const database of databaseNames) {
       await assert.rejects(refused, /fetch failed/)
     })
 
+    it('refuses a date field over a text column, which would compare its dates as text', async () => {
+      await db.schema.alterTable('gizmos', (table) => table.dropColumn('deletedAt'))
+      await db.schema.alterTable('gizmos', (table) => table.text('deletedAt').nullable())
+      await assert.rejects(
+        setUp(db),
+        /Gizmo \(delete.softDeleteColumn\): column gizmos.deletedAt is text(\(\d+\))?, which does not hold date values/
+      )
+    })
+
+    if (database === 'postgres') {
+      it('accepts a native enum type for a string field', async () => {
+        await db.raw(`CREATE TYPE gizmo_color AS ENUM ('red', 'blue')`)
+        await db.raw(`ALTER TABLE gizmos ALTER COLUMN color TYPE gizmo_color USING color::gizmo_color`)
+        await setUp(db)
+      })
+
+      it('reads the table an unqualified name reaches: the first schema on the search path that has it', async () => {
+        await db.raw('CREATE SCHEMA first_on_path')
+        const onPath = knex({ ...knexConfig(testDatabase.url), searchPath: ['first_on_path', 'public'] })
+        try {
+          await setUp(onPath)
+        } finally {
+          await onPath.destroy()
+        }
+      })
+    }
+
     it('is turned off by checkSchema: false, in code or in the configuration', async () => {
       await db.schema.dropTable('gizmo_parts')
       await assert.rejects(setUp(db), /GizmoPart: table gizmo_parts is missing/)

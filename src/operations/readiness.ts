@@ -1,5 +1,7 @@
 import type { Knex } from 'knex'
+import { ConfigurationError } from '../common/errors'
 import type { Context, Next } from '../common/koa'
+import { dialectOf } from '../dialect/dialect-of'
 import { DEFAULTS } from '../resource/defaults'
 import { isShuttingDown } from './shutdown-state'
 
@@ -42,11 +44,29 @@ async function readiness(databases: Knex[], timeout: number) {
       const started = performance.now()
       const status = await probe(db, timeout)
       const milliseconds = Math.round(performance.now() - started)
-      return { client: String(db.client.config.client), status, milliseconds }
+      // The dialect's name, not knex's `client` option: that may be a class, whose source would be served.
+      return { client: dialectOf(db).name, status, milliseconds }
     })
   )
   const ready = results.every((result) => result.status === 'up')
   return { ready, body: { status: ready ? 'ready' : 'unavailable', databases: results } }
+}
+
+/**
+ * Refuses, at start-up, what the configuration's schema refuses: a path without its leading `/` would serve
+ * routes that never match.
+ */
+export function checkHealthOptions(options: HealthOptions | boolean) {
+  if (!options || typeof options !== 'object') return
+  const { path, timeout } = options
+  if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/')))
+    throw new ConfigurationError(
+      `feathersQuery({ health }): path must start with "/", not ${JSON.stringify(path)}`
+    )
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1))
+    throw new ConfigurationError(
+      `feathersQuery({ health }): timeout must be a positive integer (ms), not ${timeout}`
+    )
 }
 
 /**

@@ -70,8 +70,10 @@ function closeSocketIoClients(app: ShuttingDownApp) {
  * Stops the application gracefully on SIGTERM or SIGINT: the HTTP server stops accepting connections (and the
  * readiness route answers 503), requests in flight finish, then WebSocket clients, socket.io's and
  * GraphQL's, are closed with code 1001 (going away), then `app.teardown()` runs and the process exits. Each
- * wait is bounded by `timeout`; a second signal exits at once. Call it once, with the server `app.listen`
- * returned; the function it returns starts the shutdown without a signal and resolves when it is done.
+ * wait is bounded by `timeout`: requests still running past it are cut before teardown, and a teardown that
+ * does not end within it is left behind (exit code 1). A second signal exits at once. Call it once, with the
+ * server `app.listen` returned; the function it returns starts the shutdown without a signal and resolves
+ * when it is done.
  */
 export function gracefulShutdown(
   app: ShuttingDownApp,
@@ -90,20 +92,23 @@ export function gracefulShutdown(
     markShuttingDown(app)
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     let clean = (await Promise.race([requests.finished(), delay(timeout)])) !== 'late'
+    // Requests past the deadline are cut now: teardown's `server.close` waits for every connection to end.
+    if (!clean) server.closeAllConnections()
     closeSocketIoClients(app)
-    try {
-      // Closes GraphQL's WebSocket clients (1001), the services, and the HTTP server (already closing).
-      await app.teardown(server)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') {
-        clean = false
+    // Closes GraphQL's WebSocket clients (1001), the services, and the HTTP server (already closing).
+    const tornDown = app.teardown(server).then(
+      () => 'done' as const,
+      (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'ERR_SERVER_NOT_RUNNING') return 'done' as const
         logFailure(loggerOf(app), error)
+        return 'failed' as const
       }
-    }
-    if ((await Promise.race([closed, delay(timeout)])) === 'late') {
+    )
+    const ended = await Promise.race([Promise.all([tornDown, closed]), delay(timeout)])
+    if (ended === 'late') {
       clean = false
       server.closeAllConnections()
-    }
+    } else if (ended[0] === 'failed') clean = false
     if (exit) process.exit(clean ? 0 : 1)
   }
 

@@ -3,7 +3,7 @@ import type { Logger } from '../common/logger'
 import type { GraphqlOptions } from '../graphql/execution/endpoint'
 import type { OpenApiOptions } from '../openapi/middleware'
 import type { RealtimeOptions } from '../feathers/connections-per-user'
-import type { HealthOptions } from '../operations/readiness'
+import { checkHealthOptions, type HealthOptions } from '../operations/readiness'
 import type { FeathersQueryConfiguration } from './configuration'
 
 export interface SurfaceOptions {
@@ -49,6 +49,7 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
               'for the whole application: give it once (or in the configuration, key feathersQuery).'
           )
         }
+        if (name === 'health') checkHealthOptions(given.health as HealthOptions | boolean)
         givenBy.set(name, call)
         const configured = options[name]
         options[name] =

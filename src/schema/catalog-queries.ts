@@ -90,27 +90,35 @@ const mysql: CatalogQuery = async (knex, tables) => {
   })
 }
 
-/** PostgreSQL: the tables of the first schema of the search path, as knex's unqualified names reach them. */
+/**
+ * PostgreSQL: for each name, the table an unqualified name reaches, as knex's statements name it: that of the
+ * first schema on the search path that has one.
+ */
 const postgres: CatalogQuery = async (knex, tables) => {
   const found = await rows(
     knex,
-    `SELECT table_name AS "table", column_name AS "column", data_type AS "type", udt_name AS "udt",
-       is_nullable AS "nullable", column_default AS "default", is_identity AS "identity",
-       character_maximum_length AS "maxLength"
-     FROM information_schema.columns
-     WHERE table_schema = current_schema() AND table_name IN (${placeholders(tables)})
-     ORDER BY table_name, ordinal_position`,
+    `SELECT c.table_name AS "table", c.column_name AS "column", c.data_type AS "type", c.udt_name AS "udt",
+       (SELECT t.typtype FROM pg_type t JOIN pg_namespace s ON s.oid = t.typnamespace
+         WHERE t.typname = c.udt_name AND s.nspname = c.udt_schema) AS "udtKind",
+       c.is_nullable AS "nullable", c.column_default AS "default", c.is_identity AS "identity",
+       c.character_maximum_length AS "maxLength"
+     FROM information_schema.columns c
+     WHERE c.table_name IN (${placeholders(tables)})
+       AND to_regclass(quote_ident(c.table_schema) || '.' || quote_ident(c.table_name))
+         = to_regclass(quote_ident(c.table_name))
+     ORDER BY c.table_name, c.ordinal_position`,
     tables
   )
   return found.map((row) => {
     const generated = text(row.identity) === 'YES' || /^nextval\(/i.test(text(row.default))
     const type = text(row.type).toLowerCase()
+    const udt = text(row.udt).toLowerCase()
     return {
       table: text(row.table),
       name: text(row.column),
-      // Domains and extension types (citext) are named by their underlying type.
-      type: type === 'user-defined' ? text(row.udt).toLowerCase() : type,
-      declaredType: type,
+      // Enum types are all `enum`; extension types (citext) are named by their own name.
+      type: type !== 'user-defined' ? type : text(row.udtKind) === 'e' ? 'enum' : udt,
+      declaredType: type === 'user-defined' ? udt : type,
       nullable: text(row.nullable) === 'YES',
       hasDefault: row.default !== null || generated,
       generated,

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex'
 import { ConfigurationError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolved'
-import { feathersQueryState } from '../state'
 import { readCatalog } from './catalog'
 import { describeMismatch, schemaMismatches, type SchemaMismatch } from './compare'
 
@@ -33,17 +32,5 @@ export async function checkDatabaseSchema(models: Map<ResolvedResource, Knex>): 
       mismatches.map((mismatch) => `  - ${describeMismatch(mismatch)}`).join('\n') +
       '\nWrite the migration that brings the tables in line with `npx feathers-query migration src/app.ts --diff` ' +
       '(docs/guide/schema-check-and-migrations.md), or turn this check off with feathersQuery({ checkSchema: false }).'
-  )
-}
-
-/**
- * How the tables of an application's resources differ from their schemas, as the start-up check finds
- * them (for a health check, or a test of the application's migrations): empty when they fit.
- */
-export async function schemaDifferences(app: object): Promise<SchemaMismatch[]> {
-  const state = feathersQueryState(app)
-  if (!state) return []
-  return databaseMismatches(
-    new Map(state.resources.map((resource) => [resource, state.serviceOf(resource).Model]))
   )
 }

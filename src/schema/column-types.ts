@@ -7,6 +7,7 @@ const POSTGRES_INTEGERS = ['smallint', 'integer', 'bigint']
 /**
  * The column types that hold a field's values as the plugin writes and reads them, per database. A number
  * needs a column that keeps fractions; an integer fits any numeric column. MySQL's booleans are tinyint(1).
+ * Enumerations (MySQL's `enum`, PostgreSQL's enum types) hold strings.
  */
 const HOLDING_TYPES: Record<'mysql' | 'postgres', Record<FieldKind, string[]>> = {
   mysql: {
@@ -17,7 +18,7 @@ const HOLDING_TYPES: Record<'mysql' | 'postgres', Record<FieldKind, string[]>> =
     date: ['datetime', 'timestamp', 'date']
   },
   postgres: {
-    string: ['character varying', 'character', 'text', 'citext', 'uuid'],
+    string: ['character varying', 'character', 'text', 'citext', 'uuid', 'enum'],
     integer: [...POSTGRES_INTEGERS, 'numeric', 'real', 'double precision'],
     number: ['numeric', 'real', 'double precision'],
     boolean: ['boolean'],
@@ -40,14 +41,15 @@ function sqliteAffinity(declaredType: string): Affinity {
 /**
  * SQLite stores any value in any column, but converts by affinity: text in a numeric column stays text only
  * where it does not look like a number, so a string field needs a text (or untyped) column; numbers,
- * booleans and dates (epoch milliseconds) need a numeric one.
+ * booleans and dates need a numeric one. Dates are bound as epoch milliseconds, which a text column would
+ * keep as text (`'915148800000.0'`), ordered and compared as text.
  */
 const SQLITE_AFFINITIES: Record<FieldKind, Affinity[]> = {
   string: ['text', 'blob'],
   integer: ['integer', 'real', 'numeric'],
   number: ['integer', 'real', 'numeric'],
   boolean: ['integer', 'real', 'numeric'],
-  date: ['integer', 'real', 'numeric', 'text']
+  date: ['integer', 'real', 'numeric']
 }
 
 /** Whether the column holds the values of a field of `kind`. */

@@ -185,7 +185,7 @@ db('knex_migrations').orderBy('id').pluck('name').then((names) => console.log(JS
         database.client,
         database.status
       ]),
-      [['sqlite3', 'up']]
+      [['sqlite', 'up']]
     )
     assert.deepEqual(await call('GET', '/health/live'), { status: 200, body: { status: 'alive' } })
   })
@@ -288,6 +288,11 @@ console.log(JSON.stringify(loaded))`
     const bob = await signUp('bob@example.com')
     assert.deepEqual((await call('GET', '/tasks', undefined, bob)).body.nodes, [])
     assert.deepEqual((await call('GET', '/projects', undefined, bob)).body.nodes, [])
+    // The guide's guards are the resources': the OpenAPI document marks their operations as needing the JWT.
+    const openapi = await call('GET', '/openapi.json')
+    assert.equal(openapi.status, 200)
+    assert.deepEqual(openapi.body.paths['/tasks'].get.security, [{ authentication: [] }])
+    assert.deepEqual(openapi.body.paths['/projects'].post.security, [{ authentication: [] }])
   })
 
   it("pages by the app's paginate of config/default.json (default 10, max 50)", async () => {

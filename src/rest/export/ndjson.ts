@@ -1,4 +1,5 @@
-import { serializedFields, type ResolvedResource } from '../../resource/resolved'
+import { recordSerializer } from '../../resource/codec'
+import type { ResolvedResource } from '../../resource/resolved'
 
 /**
  * The NDJSON of an export, one page of records at a time: one JSON object per line, `\n` after each, with
@@ -7,14 +8,10 @@ import { serializedFields, type ResolvedResource } from '../../resource/resolved
  * Nothing before the first line: no header, and no byte order mark, which JSON text must not start with.
  */
 export function ndjsonPageEncoder(resource: ResolvedResource) {
-  const names = serializedFields(resource).map((field) => field.name)
+  const serialize = recordSerializer(resource)
   return (records: Array<Record<string, unknown>>) => {
     let text = ''
-    for (const record of records) {
-      const line: Record<string, unknown> = {}
-      for (const name of names) line[name] = record[name] ?? null
-      text += JSON.stringify(line) + '\n'
-    }
+    for (const record of records) text += JSON.stringify(serialize(record)) + '\n'
     return text
   }
 }
