@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert'
-import { createServer, type AddressInfo } from 'node:net'
 import { Type } from '@sinclair/typebox'
 import knex, { type Knex } from 'knex'
 import { knexConfig } from '../example/database'
 import { ConfigurationError, defineResource, feathersQuery, Field, FilterableField, IDField } from '../src'
 import { createTestDatabase, databaseNames, type TestDatabase } from './support/databases'
 import { pluginApp } from './support/plugin-app'
+import { freePort } from './support/free-port'
 import { feathers } from '@feathersjs/feathers'
 import { koa } from '@feathersjs/koa'
 
@@ -74,15 +74,6 @@ async function createTables(db: Knex) {
     table.integer('partId').unsigned().notNullable().references('parts.id')
   })
 }
-
-/** A port nothing listens on now. */
-const freePort = () =>
-  new Promise<number>((resolvePort) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolvePort(port))
-    })
-  })
 
 /** The plugin's app over `db`, set up; `configuration` is the app's `feathersQuery` configuration. */
 const setUp = (db: Knex, plugin: { checkSchema?: boolean } = {}, configuration?: object) => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { io, type Socket } from 'socket.io-client'
+import { freePort } from '../support/free-port'
 import {
   applyReadme,
   cliAppWith,
@@ -36,14 +36,6 @@ describe('the packed package in a Feathers CLI app', function () {
   let migrationOutput: string
   let fixtureMigrations: string[]
   let migrateOutput: string
-
-  const freePort = () =>
-    new Promise<number>((resolvePort) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number }
-        probe.close(() => resolvePort(port))
-      })
-    })
 
   const call = async (method: string, path: string, body?: unknown, token?: string) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' }
