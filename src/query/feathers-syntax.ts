@@ -2,6 +2,7 @@ import type { Query } from '@feathersjs/feathers'
 import { badField } from '../common/errors'
 import { checkPlainJson } from '../common/plain-json'
 import type { ResolvedResource } from '../resource/resolved'
+import { relationFilterKey } from '../resource/relation-quantifiers'
 import type { FieldComparison, Filter, Scalar, SortField } from '../model/query'
 
 /**
@@ -154,7 +155,7 @@ export class FeathersQueryParser {
           `unknown query parameter (use field names, $or, $and${path ? '' : ', $limit, $skip, $sort, $select'})`
         )
       }
-      const relation = this.resource.fieldMap.has(key) ? undefined : this.resource.relationMap.get(key)
+      const relation = relationFilterKey(this.resource, key)?.relation
       if (relation?.filterable) {
         conditions.push({ [key]: this.relationFilter(relation.target, value, at) })
         continue
@@ -167,7 +168,8 @@ export class FeathersQueryParser {
 
   /**
    * `subTasks: { completed: false }` (`?subTasks[completed]=false`): a query of the related resource, which at
-   * least one related record must match, as the query model's relation filters.
+   * least one related record must match (`subTasksNone`: none, `subTasksEvery`: every one), as the query
+   * model's relation filters.
    */
   private relationFilter(target: ResolvedResource, value: unknown, at: string): Filter {
     if (!value || typeof value !== 'object' || Array.isArray(value)) {
