@@ -1,7 +1,11 @@
 import { badField } from '../common/errors'
 import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
-import { relationFilterKey, type RelationFilterKey } from '../resource/relation-quantifiers'
+import {
+  relationFilterKey,
+  relationFilterRefusal,
+  type RelationFilterKey
+} from '../resource/relation-quantifiers'
 import { placeholderFor } from '../dialect/dialect'
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../resource/query-limits'
 import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from '../model/query'
@@ -99,13 +103,8 @@ class FilterParser {
     path: string,
     depth: number
   ) {
-    if (quantifier !== 'some' && relation.kind === 'one') {
-      throw badField(
-        path,
-        `none and every apply to to-many relations; ${scope.target.resource.name}.${relation.name} ` +
-          `relates to one ${relation.target.name} (filter by "${relation.name}")`
-      )
-    }
+    const refusal = relationFilterRefusal(scope.target.resource, { relation, quantifier })
+    if (refusal) throw badField(path, refusal)
     const { maxRelationDepth, maxRelationFilters } = this.limits
     const relationDepth = scope.relationDepth + 1
     if (relationDepth > maxRelationDepth) {

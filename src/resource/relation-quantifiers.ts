@@ -41,6 +41,18 @@ export function relationFilterKey(resource: ResolvedResource, key: string): Rela
   return undefined
 }
 
+/** Why a filter key cannot be read as it is written (a quantifier on a to-one relation), if it cannot. */
+export function relationFilterRefusal(
+  resource: ResolvedResource,
+  { relation, quantifier }: RelationFilterKey
+) {
+  if (quantifier === 'some' || relation.kind === 'many') return undefined
+  return (
+    `none and every apply to to-many relations; ${resource.name}.${relation.name} relates to one ` +
+    `${relation.target.name} (filter by "${relation.name}")`
+  )
+}
+
 /**
  * Refuses a resource where a field or relation is named as a to-many relation's generated filter key: the
  * name would mean two things in every filter (and two fields of one GraphQL input type).
