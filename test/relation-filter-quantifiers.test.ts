@@ -8,7 +8,9 @@ import { clearTables, seedLinks, seedSubTasks, seedTags, seedTodoItems } from '.
 import { codes, graphql } from './support/graphql'
 import { relationAppWithTransports } from './support/relation-app'
 import { exampleResourcesApp } from './support/example-resources-app'
-import { QUERY_SYNTAX_HEADER } from '../src'
+import { defineResource, QUERY_SYNTAX_HEADER } from '../src'
+import { exampleResources } from '../example/resources'
+import { todoItemResource } from '../example/resources/todo-item'
 
 /**
  * `RNone` and `REvery` beside `R`: no related record matches, every one does. The expected titles are worked
@@ -517,4 +519,66 @@ forEachDatabase(
     })
   },
   exampleResourcesApp({ graphql: { limits: { maxComplexity: 30 } }, limits: { maxRelationFilters: 2 } })
+)
+
+/**
+ * An `authorize` rule whose none or every is missing a value (no header: `{ subTasksNone: { title: { eq:
+ * undefined } } }`) grants nothing; read as "a condition no sub-task meets" it would grant every record.
+ */
+const guardedTodoItems = defineResource({
+  ...todoItemResource,
+  authorize(context) {
+    const title = context.params.headers?.['x-title'] as string | undefined
+    const key = context.params.headers?.['x-quantifier'] === 'every' ? 'subTasksEvery' : 'subTasksNone'
+    return { [key]: { title: { eq: title } } }
+  }
+})
+
+forEachDatabase(
+  'Relation filters none and every in authorize rules',
+  (env) => {
+    before(async function () {
+      this.timeout(60000)
+      // The same rows; the example's sub-tasks have no soft delete nor authorize, so every one counts here.
+      for (const table of ['sub_tasks', 'tags', 'todo_item_tags']) {
+        await env.server.db.schema.alterTable(table, (builder) => builder.datetime('deletedAt').nullable())
+      }
+      await seed(env.server.db)
+    })
+
+    // Through the service as the REST transport calls it: authorize reads the request's headers.
+    const titlesFor = async (headers: Record<string, string>) => {
+      const items = await (env.server.app.service('todo-items') as any).find({
+        query: { $sort: { title: 1 } },
+        provider: 'rest',
+        headers,
+        // A signed-in user: an incomplete rule is then read strictly rather than refused as anonymous.
+        user: { id: 'ann' },
+        paginate: false
+      })
+      return items.map((item: any) => item.title)
+    }
+
+    it('a missing value under none or every grants no record; a present one is applied', async () => {
+      assert.deepEqual(await titlesFor({}), [])
+      assert.deepEqual(await titlesFor({ 'x-quantifier': 'every' }), [])
+      const live = CHILDREN
+      const titled = (parent: string) => (child: Child) => child.parent === parent && child.title === 'd1'
+      assert.deepEqual(
+        await titlesFor({ 'x-title': 'd1' }),
+        PARENTS.filter((parent) => !live.some(titled(parent)))
+      )
+      assert.deepEqual(
+        await titlesFor({ 'x-title': 'd1', 'x-quantifier': 'every' }),
+        PARENTS.filter((parent) =>
+          live.filter((child) => child.parent === parent).every((child) => child.title === 'd1')
+        )
+      )
+    })
+  },
+  exampleResourcesApp({
+    resources: exampleResources.map((resource) =>
+      resource.name === 'TodoItem' ? guardedTodoItems : resource
+    )
+  })
 )
