@@ -8,7 +8,8 @@ import { clearTables, seedLinks, seedSubTasks, seedTags, seedTodoItems } from '.
 import { codes, graphql } from './support/graphql'
 import { relationAppWithTransports } from './support/relation-app'
 import { exampleResourcesApp } from './support/example-resources-app'
-import { defineResource, QUERY_SYNTAX_HEADER } from '../src'
+import { Channel } from '@feathersjs/transport-commons'
+import { authorizedPublisher, defineResource, QUERY_SYNTAX_HEADER } from '../src'
 import { exampleResources } from '../example/resources'
 import { todoItemResource } from '../example/resources/todo-item'
 
@@ -471,6 +472,16 @@ forEachDatabase(
         '{ subTasks(filter: { todoItemNone: {} }) { totalCount } }'
       )
       assert.deepEqual(codes(graphqlToOne), ['GRAPHQL_VALIDATION_FAILED'])
+      // Subscription filters have no relation filters (events are matched in memory, without the related rows).
+      const subscription = await graphql(
+        env.server,
+        'subscription { createdTodoItem(input: { filter: { subTasksNone: {} } }) { id } }'
+      )
+      assert.deepEqual(codes(subscription), ['GRAPHQL_VALIDATION_FAILED'])
+      assert.match(
+        subscription.errors![0].message,
+        /"subTasksNone" is not defined by type "TodoItemSubscriptionFilter"/
+      )
     })
 
     it('nests at most maxRelationDepth levels, the quantified ones counted as R', async () => {
@@ -529,8 +540,9 @@ const guardedTodoItems = defineResource({
   ...todoItemResource,
   authorize(context) {
     const title = context.params.headers?.['x-title'] as string | undefined
-    const key = context.params.headers?.['x-quantifier'] === 'every' ? 'subTasksEvery' : 'subTasksNone'
-    return { [key]: { title: { eq: title } } }
+    const quantifier = context.params.headers?.['x-quantifier']
+    if (quantifier === 'field') return { title: { eq: title } }
+    return { [quantifier === 'every' ? 'subTasksEvery' : 'subTasksNone']: { title: { eq: title } } }
   }
 })
 
@@ -574,6 +586,22 @@ forEachDatabase(
           live.filter((child) => child.parent === parent).every((child) => child.title === 'd1')
         )
       )
+    })
+
+    it("events: a rule with none or every admits no connection (the record alone cannot answer it), as R's", async () => {
+      const service = env.server.app.service('todo-items')
+      // The parent without sub-tasks: in the database it has none titled d1, and all of its (none) are.
+      const record = await env.server.db('todo_items').where({ title: 'empty' }).first()
+      const connection = (headers: Record<string, string>) => ({ headers, user: { id: 'ann' } })
+      const connections = [
+        connection({ 'x-title': 'd1' }),
+        connection({ 'x-title': 'd1', 'x-quantifier': 'every' }),
+        connection({ 'x-title': 'empty', 'x-quantifier': 'field' })
+      ]
+      const publish = authorizedPublisher(() => new Channel(connections))
+      const channels = await publish(record, { service, method: 'create', result: record } as any)
+      const admitted = [channels].flat().flatMap((channel: any) => channel.connections)
+      assert.deepEqual(admitted, [connections[2]])
     })
   },
   exampleResourcesApp({
