@@ -236,6 +236,38 @@ describe('Configuration mistakes are reported at start-up', () => {
         })
       ),
       /relation Parent\.kids names SQL-computed field "parentId"/
+    ],
+    [
+      "a field named as a to-many relation's generated filter key (kidsNone)",
+      configure(
+        defineResource({
+          name: 'Parent',
+          schema: Type.Object({ id: IDField(Type.Integer()), kidsNone: FilterableField(Type.Boolean()) }),
+          many: { kids: { resource: 'Kid', foreignKey: 'parentId' } }
+        }),
+        defineResource({
+          name: 'Kid',
+          schema: Type.Object({ id: IDField(Type.Integer()), parentId: FilterableField(Type.Integer()) })
+        })
+      ),
+      /Parent\.kidsNone: the field "kidsNone" has the name of the filter key generated for the to-many relation "kids"/
+    ],
+    [
+      "a relation named as a to-many relation's generated filter key (kidsEvery)",
+      configure(
+        defineResource({
+          ...parent,
+          many: {
+            kids: { resource: 'Kid', foreignKey: 'parentId' },
+            kidsEvery: { resource: 'Kid', foreignKey: 'parentId' }
+          }
+        }),
+        defineResource({
+          name: 'Kid',
+          schema: Type.Object({ id: IDField(Type.Integer()), parentId: FilterableField(Type.Integer()) })
+        })
+      ),
+      /Parent\.kidsEvery: the relation "kidsEvery" has the name of the filter key generated for the to-many relation "kids"/
     ]
   ]
 

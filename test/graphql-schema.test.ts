@@ -42,7 +42,7 @@ forEachDatabase('GraphQL schema', (env) => {
       'type TodoItemEdge { node: TodoItem! cursor: ConnectionCursor! }',
       'type PageInfo { hasNextPage: Boolean hasPreviousPage: Boolean startCursor: ConnectionCursor endCursor: ConnectionCursor }',
       'input CursorPaging { before: ConnectionCursor after: ConnectionCursor first: Int last: Int }',
-      'input TodoItemFilter { and: [TodoItemFilter!] or: [TodoItemFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison priority: NumberFieldComparison subTasksCount: IntFieldComparison subTasks: SubTaskFilter tags: TagFilter }',
+      'input TodoItemFilter { and: [TodoItemFilter!] or: [TodoItemFilter!] id: IDFilterComparison title: StringFieldComparison description: StringFieldComparison completed: BooleanFieldComparison created: DateFieldComparison updated: DateFieldComparison priority: NumberFieldComparison subTasksCount: IntFieldComparison subTasks: SubTaskFilter subTasksNone: SubTaskFilter subTasksEvery: SubTaskFilter tags: TagFilter tagsNone: TagFilter tagsEvery: TagFilter }',
       'input BooleanFieldComparison { is: Boolean isNot: Boolean }',
       'input NumberFieldComparisonBetween { lower: Float! upper: Float! }',
       'input DateFieldComparisonBetween { lower: DateTime! upper: DateTime! }',

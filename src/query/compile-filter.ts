@@ -98,24 +98,41 @@ function applyConditions(
   return builder
 }
 
-/** `EXISTS (SELECT 1 FROM related [JOIN link] WHERE correlated AND live AND conditions)`. */
+/**
+ * `EXISTS (SELECT 1 FROM related [JOIN link] WHERE correlated AND live AND scope AND conditions)` for `some`,
+ * its NOT for `none`; for `every`, NOT EXISTS a live related row within scope for which the conditions are not
+ * TRUE. `NOT EXISTS (SELECT 1 WHERE conditions)` is that test (a WHERE keeps a row only when its condition is
+ * TRUE, so it reads as `(conditions) IS NOT TRUE`), and it takes the conditions as knex builds them, on
+ * SQLite, MariaDB and PostgreSQL alike: a related row whose compared field is NULL makes `every` false.
+ */
 function applyExists(
   builder: Knex.QueryBuilder,
   dialect: Dialect,
   exists: Exists,
   bound: readonly unknown[]
 ) {
-  builder.whereExists(function related() {
-    const { target, link, correlation, liveColumns } = exists
+  const { target, link, correlation, liveColumns, quantifier, conditions } = exists
+  // Every related row meets no condition: true of every parent.
+  if (quantifier === 'every' && conditions.length === 0) return
+  const related = function related(this: Knex.QueryBuilder) {
     this.select(this.client.raw('1')).from({ [target.table]: target.resource.table })
     if (link) {
       this.join({ [link.target.table]: link.target.resource.table }, link.on[0], link.on[1])
     }
     this.whereRaw('?? = ??', correlation)
     for (const column of liveColumns) this.whereNull(column)
-    applyConditions(this, dialect, exists.conditions, bound)
+    applyConditions(this, dialect, exists.scope, bound)
     if (link) applyConditions(this, dialect, link.conditions, bound)
-  })
+    if (quantifier !== 'every') applyConditions(this, dialect, conditions, bound)
+    else {
+      this.whereNotExists(function unmet() {
+        this.select(this.client.raw('1'))
+        applyConditions(this, dialect, conditions, bound)
+      })
+    }
+  }
+  if (quantifier === 'some') builder.whereExists(related)
+  else builder.whereNotExists(related)
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ResolvedResource } from '../resource/resolved'
 import type { FieldComparison, Filter } from '../model/query'
+import { relationFilterKey } from '../resource/relation-quantifiers'
 
 /** No filter, or one whose every key is undefined (`{}` included): it restricts nothing. */
 export function isEmptyFilter(filter: Filter | undefined | null): boolean {
@@ -35,7 +36,8 @@ function missesValue(comparison: unknown) {
  * (GraphQL leaves absent arguments undefined); in an authorization rule it comes from a missing user or an
  * empty list of grants — `{ownerId: {eq: user?.id}}`, `{or: teams.map(...)}` — and would grant everything.
  * Here a comparison missing its value, a field or group set to undefined and an empty `or` match no record;
- * `complete` is false when any of them did.
+ * `complete` is false when any of them did. Under `none` and `every` a condition that matches nothing would
+ * grant more (no related record matches it), so such a relation filter with anything missing matches nothing.
  */
 export function strictFilter(
   filter: Filter,
@@ -45,6 +47,7 @@ export function strictFilter(
   const strict = (rule: Filter, resource: ResolvedResource): Filter => {
     const nothing: Filter = { [resource.idField.name]: NO_VALUE }
     const result: Filter = {}
+    let matchesNothing = false
     for (const [key, value] of Object.entries(rule)) {
       if (key === 'and' || key === 'or') {
         const subs = value as Filter[] | undefined | null
@@ -68,9 +71,13 @@ export function strictFilter(
         continue
       }
       // A relation filter is a rule on the related records, read as strictly.
-      const relation = resource.fieldMap.has(key) ? undefined : resource.relationMap.get(key)
+      const relation = relationFilterKey(resource, key)
       if (relation && value && typeof value === 'object' && !Array.isArray(value)) {
-        result[key] = strict(value as Filter, relation.target)
+        const completeBefore = complete
+        complete = true
+        result[key] = strict(value as Filter, relation.relation.target)
+        if (!complete && relation.quantifier !== 'some') matchesNothing = true
+        complete &&= completeBefore
         continue
       }
       if (missesValue(value)) {
@@ -80,7 +87,7 @@ export function strictFilter(
         result[key] = value
       }
     }
-    return result
+    return matchesNothing ? { and: [result, nothing] } : result
   }
   const result = strict(filter, resource)
   return { filter: result, complete }

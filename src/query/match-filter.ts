@@ -21,6 +21,8 @@ export function matchesFilter(
     } else if (key === 'or') {
       if (!(value as Filter[]).some((sub) => matchesFilter(resource, record, sub, complete))) return false
     } else {
+      // A relation filter (`R`, `RNone`, `REvery`) is no field: the record alone cannot answer it, and an
+      // event's admission fails closed rather than guess (`REvery: {}`, true of every record, included).
       const kind = resource.fieldMap.get(key)?.kind
       if (!kind || (complete && !(key in record))) return false
       if (!matchesComparison(kind, record[key], value as FieldComparison)) return false

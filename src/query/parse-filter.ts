@@ -1,6 +1,11 @@
 import { badField } from '../common/errors'
 import { checkUnicode, encodeValue, type DbValue } from '../resource/codec'
-import type { ResolvedField, ResolvedRelation, ResolvedResource } from '../resource/resolved'
+import type { ResolvedField, ResolvedResource } from '../resource/resolved'
+import {
+  relationFilterKey,
+  relationFilterRefusal,
+  type RelationFilterKey
+} from '../resource/relation-quantifiers'
 import { placeholderFor } from '../dialect/dialect'
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../resource/query-limits'
 import { COMPARISON_OPERATORS, type Between, type ComparisonOperator, type Filter } from '../model/query'
@@ -75,8 +80,7 @@ class FilterParser {
         conditions.push({ operator: key, members })
         continue
       }
-      const { resource } = scope.target
-      const relation = resource.fieldMap.has(key) ? undefined : resource.relationMap.get(key)
+      const relation = relationFilterKey(scope.target.resource, key)
       if (relation) {
         conditions.push(this.relationFilter(scope, relation, value as Filter, at, depth))
         continue
@@ -89,15 +93,18 @@ class FilterParser {
   /**
    * `{ subTasks: {...} }`: EXISTS a related record matching the filter, within what the caller may read of
    * the related resource (its scope: authorize and defaultFilter, and the join resource's for many-to-many)
-   * and not soft-deleted. Counted against `maxRelationFilters` and nested at most `maxRelationDepth` deep.
+   * and not soft-deleted; `subTasksNone` NOT EXISTS one, `subTasksEvery` NOT EXISTS one the filter does not
+   * hold for. Counted against `maxRelationFilters` and nested at most `maxRelationDepth` deep.
    */
   private relationFilter(
     scope: Scope,
-    relation: ResolvedRelation,
+    { relation, quantifier }: RelationFilterKey,
     filter: Filter,
     path: string,
     depth: number
   ) {
+    const refusal = relationFilterRefusal(scope.target.resource, { relation, quantifier })
+    if (refusal) throw badField(path, refusal)
     const { maxRelationDepth, maxRelationFilters } = this.limits
     const relationDepth = scope.relationDepth + 1
     if (relationDepth > maxRelationDepth) {
@@ -107,12 +114,14 @@ class FilterParser {
       throw badField(path, `a filter may hold at most ${maxRelationFilters} relation filters`)
     }
     const number = this.relationCount
-    const exists = existsCondition(scope.target, relation, number)
+    const exists = existsCondition(scope.target, relation, quantifier, number)
     const inner: Scope = { target: exists.target, relationDepth }
-    this.key += `${keyName(relation)}(`
-    const conditions = this.conjunction(inner, filter, path, depth + 1)
+    // The quantifier changes the SQL, and `every` tells the filter's conditions from the scope's.
+    this.key += `${keyName(relation)}${quantifier === 'some' ? '' : `!${quantifier}`}(`
+    exists.conditions = this.conjunction(inner, filter, path, depth + 1)
+    this.key += ' scope:'
     const scoped = this.scopeOf(relation.target)
-    if (scoped) conditions.push(...this.conjunction(inner, scoped, path, depth + 1))
+    if (scoped) exists.scope = this.conjunction(inner, scoped, path, depth + 1)
     if (exists.link) {
       const linkScope = this.scopeOf(exists.link.target.resource)
       const link: Scope = { target: exists.link.target, relationDepth }
@@ -121,7 +130,6 @@ class FilterParser {
       if (linkScope) exists.link.conditions.push(...this.conjunction(link, linkScope, path, depth + 1))
     }
     this.key += ')'
-    exists.conditions = conditions
     return exists
   }
 

@@ -1,6 +1,7 @@
 import type { DbValue } from '../resource/codec'
 import type { SqlColumn } from '../dialect/dialect'
 import type { ComparisonOperator } from '../model/query'
+import type { RelationQuantifier } from '../resource/relation-quantifiers'
 import type { SqlTarget } from './sql-target'
 
 /** One operator on one column; its values are `bound[first]` to `bound[first + count - 1]`. */
@@ -21,9 +22,14 @@ export interface Group {
   members: Condition[][]
 }
 
-/** A relation filter as SQL: EXISTS a related row, correlated with the row of the statement around it. */
+/**
+ * A relation filter as SQL: EXISTS a related row (`some`), NOT EXISTS one (`none`), or NOT EXISTS one for which
+ * the conditions are not TRUE (`every`), correlated with the row of the statement around it. Only rows within
+ * `scope` and alive count, whatever the quantifier.
+ */
 export interface Exists {
   exists: true
+  quantifier: RelationQuantifier
   /** The related table under its alias. */
   target: SqlTarget
   /** Many-to-many: the join resource's table under its alias, joined `on` the related id. */
@@ -32,7 +38,10 @@ export interface Exists {
   correlation: [string, string]
   /** Soft-delete columns of the related (and join) rows, which must be NULL. */
   liveColumns: string[]
+  /** The filter's conditions on a related row. */
   conditions: Condition[]
+  /** What the caller may read of the related resource (its authorize and defaultFilter). */
+  scope: Condition[]
 }
 
 export type Condition = Comparison | Group | Exists

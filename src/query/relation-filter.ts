@@ -1,5 +1,6 @@
 import type { ResolvedRelation, ResolvedResource } from '../resource/resolved'
 import type { Filter } from '../model/query'
+import { relationFilterKey, type RelationQuantifier } from '../resource/relation-quantifiers'
 import type { Exists } from './parsed-filter'
 import type { SqlTarget } from './sql-target'
 
@@ -22,28 +23,35 @@ function liveColumn(target: SqlTarget) {
   return softDeleteColumn ? [column(target, softDeleteColumn)] : []
 }
 
-/** The EXISTS of `outer`'s relation, numbered `number` in its statement; the parser fills in the conditions. */
-export function existsCondition(outer: SqlTarget, relation: ResolvedRelation, number: number): Exists {
+/**
+ * The EXISTS of `outer`'s relation, numbered `number` in its statement, asking `quantifier` of the related
+ * rows; the parser fills in the conditions.
+ */
+export function existsCondition(
+  outer: SqlTarget,
+  relation: ResolvedRelation,
+  quantifier: RelationQuantifier,
+  number: number
+): Exists {
   const related = aliased(outer, relation.target, `__fq_r${number}`)
   const relatedId = column(related, relation.target.idField.column)
   const outerId = column(outer, outer.resource.idField.column)
+  const empty = { exists: true as const, quantifier, target: related, conditions: [], scope: [] }
   if (relation.kind === 'one') {
     const correlation: [string, string] = [relatedId, column(outer, relation.foreignKey.column)]
-    return { exists: true, target: related, correlation, liveColumns: liveColumn(related), conditions: [] }
+    return { ...empty, correlation, liveColumns: liveColumn(related) }
   }
   if (!relation.through) {
     const correlation: [string, string] = [column(related, relation.foreignKey.column), outerId]
-    return { exists: true, target: related, correlation, liveColumns: liveColumn(related), conditions: [] }
+    return { ...empty, correlation, liveColumns: liveColumn(related) }
   }
   const { through } = relation
   const link = aliased(outer, through.resource, `__fq_l${number}`)
   return {
-    exists: true,
-    target: related,
+    ...empty,
     link: { target: link, on: [relatedId, column(link, through.otherKey.column)], conditions: [] },
     correlation: [column(link, through.foreignKey.column), outerId],
-    liveColumns: [...liveColumn(related), ...liveColumn(link)],
-    conditions: []
+    liveColumns: [...liveColumn(related), ...liveColumn(link)]
   }
 }
 
@@ -67,7 +75,7 @@ export function relatedResources(
       for (const member of value) relatedResources(resource, member, maxDepth, into, depth)
       continue
     }
-    const relation = resource.fieldMap.has(key) ? undefined : resource.relationMap.get(key)
+    const relation = relationFilterKey(resource, key)?.relation
     if (!relation) continue
     into.add(relation.target)
     if (relation.kind === 'many' && relation.through) into.add(relation.through.resource)

@@ -13,6 +13,7 @@ import type {
 } from './definition'
 import { fieldKindOf } from './field-kind'
 import { kebabCase, lowerFirst, pluralize, snakeCase } from './naming'
+import { checkQuantifiedKeys } from './relation-quantifiers'
 import type {
   CsvSettings,
   ReadBatches,
@@ -355,6 +356,7 @@ export function linkResources(resources: ResolvedResource[]): void {
     resource.relationMap = new Map(
       [...resource.many, ...resource.one].map((relation) => [relation.name, relation])
     )
+    checkQuantifiedKeys(resource)
   }
 }
 

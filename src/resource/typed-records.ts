@@ -29,8 +29,8 @@ type FieldsWhere<D extends ResourceDefinition, F> = {
 type FieldName<D extends ResourceDefinition> = keyof Properties<D> & string
 type ComputedName<D extends ResourceDefinition> = keyof NonNullable<D['computed']> & string
 type SqlComputedName<D extends ResourceDefinition> = keyof NonNullable<D['sqlComputed']> & string
-type RelationName<D extends ResourceDefinition> =
-  (keyof NonNullable<D['many']> & string) | (keyof NonNullable<D['one']> & string)
+type ManyRelationName<D extends ResourceDefinition> = keyof NonNullable<D['many']> & string
+type RelationName<D extends ResourceDefinition> = ManyRelationName<D> | (keyof NonNullable<D['one']> & string)
 
 /** What clients read: neither hidden nor filterOnly. */
 export type ReadableFieldOf<D extends ResourceDefinition> = Exclude<
@@ -124,6 +124,9 @@ export type FilterQueryOf<D extends ResourceDefinition> =
         } & {
           // The related resource's own query, which TypeScript cannot look up by its name.
           [R in RelationName<D>]?: Query
+        } & {
+          // No related record matches it, every one does.
+          [R in ManyRelationName<D> as `${R}None` | `${R}Every`]?: Query
         } & {
           $or?: FilterQueryOf<D>[]
           $and?: FilterQueryOf<D>[]

@@ -25,36 +25,46 @@ const secretFor =
  * tags is forbidden with `x-no-tags`, and sub-tasks, tags and links are soft-deleted. Tag.todoItems is not
  * filterable (relations are not unless declared).
  */
-export const relationApp: AppFactory = async (databaseUrl) => {
+export const relationApp: AppFactory = (databaseUrl) => createRelationApp(databaseUrl)
+
+/** The same with Feathers' REST and socket.io transports, for Feathers clients. */
+export const relationAppWithTransports: AppFactory = (databaseUrl) =>
+  createRelationApp(databaseUrl, { transports: true })
+
+async function createRelationApp(databaseUrl: string, options: { transports?: boolean } = {}) {
   const db = knex(knexConfig(databaseUrl))
   await migrateLatest(db)
   for (const table of ['sub_tasks', 'tags', 'todo_item_tags']) {
     await db.schema.alterTable(table, (builder) => builder.datetime('deletedAt', { precision: 3 }).nullable())
   }
   const tagName = async (context: HookContext) => header(context, 'x-hidden-tag')
-  return pluginApp(db, [
-    todoItemResource,
-    defineResource({ ...subTaskResource, authorize: secretFor('title'), delete: { useSoftDelete: true } }),
-    defineResource({
-      ...tagResource,
-      authorize: secretFor('name'),
-      delete: { useSoftDelete: true },
-      read: {
-        guards: [
-          (context: HookContext) => {
-            if (header(context, 'x-no-tags')) throw new Forbidden('No tags for you')
-          }
-        ]
-      },
-      many: { todoItems: { ...tagResource.many!.todoItems, filterable: false } }
-    }),
-    defineResource({
-      ...todoItemTagResource,
-      delete: { useSoftDelete: true },
-      async authorize(context) {
-        const hidden = await tagName(context)
-        return hidden ? { tag: { name: { neq: hidden } } } : undefined
-      }
-    })
-  ])
+  return pluginApp(
+    db,
+    [
+      todoItemResource,
+      defineResource({ ...subTaskResource, authorize: secretFor('title'), delete: { useSoftDelete: true } }),
+      defineResource({
+        ...tagResource,
+        authorize: secretFor('name'),
+        delete: { useSoftDelete: true },
+        read: {
+          guards: [
+            (context: HookContext) => {
+              if (header(context, 'x-no-tags')) throw new Forbidden('No tags for you')
+            }
+          ]
+        },
+        many: { todoItems: { ...tagResource.many!.todoItems, filterable: false } }
+      }),
+      defineResource({
+        ...todoItemTagResource,
+        delete: { useSoftDelete: true },
+        async authorize(context) {
+          const hidden = await tagName(context)
+          return hidden ? { tag: { name: { neq: hidden } } } : undefined
+        }
+      })
+    ],
+    options
+  )
 }

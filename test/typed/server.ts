@@ -50,6 +50,8 @@ export async function typedReads(app: Application) {
       tenant: 'acme',
       subTaskCount: { $gt: 0 },
       subTasks: { done: false },
+      subTasksNone: { done: false },
+      subTasksEvery: { done: true },
       owner: { name: 'ann' },
       $select: ['title', 'due'],
       $skip: 20
@@ -61,6 +63,8 @@ export async function typedReads(app: Application) {
   await app.service('tasks').find({ query: { notes: 'x' } })
   // @ts-expect-error: nor sort by
   await app.service('tasks').find({ query: { $sort: { notes: 1 } } })
+  // @ts-expect-error: none and every are of to-many relations
+  await app.service('tasks').find({ query: { ownerNone: { name: 'ann' } } })
   // @ts-expect-error: LIKE applies to text fields
   await app.service('tasks').find({ query: { priority: { $like: '1%' } } })
   // @ts-expect-error: a hidden field cannot be selected

@@ -9,6 +9,11 @@ import {
 import { badInput, type FieldError } from '../../common/errors'
 import { filterableFields, type ResolvedResource } from '../../resource/resolved'
 import type { Filter } from '../../model/query'
+import {
+  quantifiedKeys,
+  relationFilterKey,
+  type RelationQuantifier
+} from '../../resource/relation-quantifiers'
 import { comparisonType } from './comparisons'
 import type { GraphqlTypes } from './registry'
 
@@ -47,6 +52,15 @@ function relatedFilterType(types: GraphqlTypes, target: ResolvedResource): Graph
   return filterInputType(types, target, { name: `${target.name}RelationFilter`, enforceRequired: false })
 }
 
+/** What a relation filter asks of the related records; the records the caller may not read never count. */
+const QUANTIFIER_DESCRIPTIONS: Record<RelationQuantifier, (target: string) => string> = {
+  some: (target) => `At least one related ${target} matches.`,
+  none: (target) => `No related ${target} matches (\`{}\`: there is no related ${target}).`,
+  every: (target) =>
+    `Every related ${target} matches (true when there is none; a condition that is unknown, ` +
+    'a comparison with NULL, does not match).'
+}
+
 /**
  * `<Resource>Filter {and, or, <field>: <Comparison>}` over every filterable field (filterOnly ones included,
  * plain fields not). `and`/`or` hold filters of the same type.
@@ -77,10 +91,15 @@ export function filterInputType(
         }
         if (options.relations !== false) {
           for (const relation of filterableRelations(resource)) {
-            fields[relation.name] = {
-              type: relatedFilterType(types, relation.target),
-              description: `At least one related ${relation.target.name} matches.`,
-              extensions: { [RELATION_FILTER]: true }
+            const type = relatedFilterType(types, relation.target)
+            const keys: Array<[string, RelationQuantifier]> = [[relation.name, 'some']]
+            if (relation.kind === 'many') keys.push(...quantifiedKeys(relation.name))
+            for (const [key, quantifier] of keys) {
+              fields[key] = {
+                type,
+                description: QUANTIFIER_DESCRIPTIONS[quantifier](relation.target.name),
+                extensions: { [RELATION_FILTER]: true }
+              }
             }
           }
         }
@@ -130,7 +149,7 @@ export function toFilter(resource: ResolvedResource, value: unknown, path = 'fil
         )
         continue
       }
-      const relation = resource.fieldMap.has(key) ? undefined : resource.relationMap.get(key)
+      const relation = relationFilterKey(resource, key)?.relation
       if (relation) {
         filter[key] = convert(relation.target, entry as Record<string, unknown>, `${at}.${key}`, true)
         continue
