@@ -48,7 +48,7 @@ const description = (target: ResolvedResource) =>
 export function connectionAggregateField(
   types: GraphqlTypes,
   owner: ConnectionOwner
-): GraphQLFieldConfig<object, GraphqlContext> {
+): GraphQLFieldConfig<unknown, GraphqlContext> {
   const { target } = owner
   const { filter: _filter, ...args } = aggregateArgs(types, target)
   if (!('relation' in owner)) {
@@ -91,8 +91,8 @@ export function connectionAggregateField(
   )
 }
 
-function scopeOf(connection: object) {
-  const scope = scopes.get(connection)
+function scopeOf(connection: unknown) {
+  const scope = scopes.get(connection as object)
   if (!scope) throw new Error('A connection was answered without the scope of its aggregate')
   return scope
 }

@@ -79,13 +79,13 @@ export function edgeType(types: GraphqlTypes, target: ResolvedResource, node: ()
  * connection), else in the statement of the page (relations); then the fields `beside` the page, if any
  * (its `aggregate`).
  */
-export function pagedType(
+export function pagedType<Context>(
   types: GraphqlTypes,
   name: string,
   target: ResolvedResource,
-  page: () => GraphQLFieldConfigMap<unknown, unknown>,
+  page: () => GraphQLFieldConfigMap<unknown, Context>,
   countedApart: boolean,
-  beside?: () => GraphQLFieldConfigMap<any, any>
+  beside?: () => GraphQLFieldConfigMap<unknown, Context>
 ) {
   const totalCount = {
     type: new GraphQLNonNull(GraphQLInt),
