@@ -125,8 +125,9 @@ interface Level {
  *   page size;
  * - `statements`: the SQL statements it runs: one per root query and per root `totalCount`, one per batch of
  *   parents for relations and relation aggregates (see `FieldWork`); a connection's `aggregate` counts as the
- *   root or relation aggregate it is, once per connection rather than per record of the page. Aliases of one relation field with the
- *   same arguments and selection load together, through the same dataloader, and count once;
+ *   root or relation aggregate it is, once per connection rather than per record of the page. Aliases of one
+ *   relation field with the same arguments and selection load together, through the same dataloader, and
+ *   count once;
  * - `depth`: the deepest nesting of fields.
  * The walk follows fragments wherever they are spread, stops once the cost or the statements are past their
  * bounds and goes no deeper than one level past `maxDepth`. Since every selection costs at least one, it
