@@ -12,6 +12,7 @@ import {
   tagResource
 } from './support/aggregate-fixture-app'
 import { codes, compactSdl, graphql } from './support/graphql'
+import { clearTables, seedLinks, seedTags, seedTodoItems } from './support/seed'
 
 /** A book of the fixture: `tenant` (authorize), `available` (defaultFilter) and `deleted` (soft delete). */
 interface Book {
@@ -412,3 +413,47 @@ forEachDatabase(
       { graphql: { limits: { maxStatements: 3 } } }
     )
 )
+
+forEachDatabase('GraphQL: aggregate beside a many-to-many connection', (env) => {
+  it('aggregates each parent’s linked records, as the relation aggregate does, in one statement', async () => {
+    await clearTables(env.server.db)
+    const items = await seedTodoItems(env.server.db, [{ title: 'one' }, { title: 'two' }, { title: 'three' }])
+    const tags = await seedTags(env.server.db, ['t0', 't1', 't2', 't3'])
+    const links: Array<[number, number]> = [
+      [items[0], tags[0]],
+      [items[0], tags[1]],
+      [items[0], tags[2]],
+      [items[1], tags[1]],
+      [items[1], tags[3]]
+    ]
+    await seedLinks(env.server.db, links)
+    let response: any
+    const statements = await env.server.countStatements(async () => {
+      const tagsOf = '{name: {neq: "t1"}}'
+      response = await graphql(
+        env.server,
+        `{ todoItems(sorting: [{field: id, direction: ASC}]) { edges { node { id
+            tags(filter: ${tagsOf}, paging: {first: 1}) {
+              edges { node { name } }
+              aggregate { count { id } max { name } }
+            }
+            tagsAggregate(filter: ${tagsOf}) { count { id } max { name } }
+          } } } }`
+      )
+    })
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    for (const [index, edge] of response.data.todoItems.edges.entries()) {
+      const names = links
+        .filter(([item]) => item === items[index])
+        .map(([, tag]) => `t${tags.indexOf(tag)}`)
+        .filter((name) => name !== 't1')
+      assert.deepEqual(edge.node.tags.aggregate, [
+        { count: { id: names.length }, max: { name: names.length ? names.sort().at(-1) : null } }
+      ])
+      assert.deepEqual(edge.node.tags.aggregate, edge.node.tagsAggregate)
+    }
+    // The items, their tags' pages, and the aggregates: the one beside the page and the relation aggregate
+    // ask the same, through the same loader, and share one statement.
+    assert.equal(statements, 3)
+  })
+})
