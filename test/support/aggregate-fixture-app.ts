@@ -86,7 +86,20 @@ export const entryResource = defineResource({
   enableAggregate: true
 })
 
-export async function createAggregateFixtureApp(databaseUrl: string) {
+export const aggregateFixtureResources = [
+  libraryResource,
+  bookResource,
+  reviewResource,
+  tagResource,
+  entryResource
+]
+
+/** The fixture's tables with `resources` (its own unless a test varies them) and `plugin` options. */
+export async function createAggregateFixtureApp(
+  databaseUrl: string,
+  resources: Parameters<typeof pluginApp>[1] = aggregateFixtureResources,
+  plugin: NonNullable<Parameters<typeof pluginApp>[2]>['plugin'] = {}
+) {
   const db = knex(knexConfig(databaseUrl))
   await db.schema.createTable('libraries', (table) => {
     table.increments('id')
@@ -119,5 +132,5 @@ export async function createAggregateFixtureApp(databaseUrl: string) {
     table.string('account').notNullable()
     table.double('amount').notNullable()
   })
-  return pluginApp(db, [libraryResource, bookResource, reviewResource, tagResource, entryResource])
+  return pluginApp(db, resources, { plugin })
 }

@@ -105,6 +105,8 @@ interface Level {
   type: GraphQLNamedType | undefined
   /** How many times it is resolved. */
   times: number
+  /** How many times the field it is the selection of is resolved: a connection's, once per page. */
+  ownerTimes: number
   depth: number
   /** The fragments being spread around it, which a spread inside must not enter again. */
   spreading: Set<string>
@@ -122,8 +124,10 @@ interface Level {
  *   else one per parent); a relation filter in an argument's literal as much as a connection of the default
  *   page size;
  * - `statements`: the SQL statements it runs: one per root query and per root `totalCount`, one per batch of
- *   parents for relations and relation aggregates (see `FieldWork`). Aliases of one relation field with the
- *   same arguments and selection load together, through the same dataloader, and count once;
+ *   parents for relations and relation aggregates (see `FieldWork`); a connection's `aggregate` counts as the
+ *   root or relation aggregate it is, once per connection rather than per record of the page. Aliases of one
+ *   relation field with the same arguments and selection load together, through the same dataloader, and
+ *   count once;
  * - `depth`: the deepest nesting of fields.
  * The walk follows fragments wherever they are spread, stops once the cost or the statements are past their
  * bounds and goes no deeper than one level past `maxDepth`. Since every selection costs at least one, it
@@ -147,7 +151,14 @@ export class OperationCost {
   /** Walks an operation's selections from its root type. */
   walkOperation(operation: OperationDefinitionNode) {
     const type = this.context.getSchema().getRootType(operation.operation) ?? undefined
-    const level = { type, times: 1, depth: 0, spreading: new Set<string>(), countStatements: true }
+    const level = {
+      type,
+      times: 1,
+      ownerTimes: 1,
+      depth: 0,
+      spreading: new Set<string>(),
+      countStatements: true
+    }
     this.walk(operation.selectionSet, { ...level, batched: new Set() })
   }
 
@@ -181,10 +192,12 @@ export class OperationCost {
     // Introspection (`__schema`, `__type`) reads the schema, not the database; tools nest it 15 deep.
     if (node.name.value.startsWith('__')) return
     this.depth = Math.max(this.depth, level.depth + 1)
-    const { type, times } = level
+    const { type } = level
     const definition =
       type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[node.name.value] : undefined
     const work = definition && workOf(definition)
+    // A connection's `aggregate` resolves once per connection, not once per record of its page.
+    const times = work?.besideRecords ? level.ownerTimes : level.times
     let countStatements = level.countStatements
     let batches = 1
     const groupPage = work?.maxGroups ? groupPageSize(node, work.maxGroups) : undefined
@@ -220,6 +233,7 @@ export class OperationCost {
     this.walk(node.selectionSet, {
       type: definition && getNamedType(definition.type),
       times: inner,
+      ownerTimes: times,
       depth: level.depth + 1,
       spreading: level.spreading,
       batched: new Set(),

@@ -30,7 +30,7 @@ import { aggregateBatchSize } from './loaders'
 import { copyWith } from '../../common/copy-with'
 
 /** `[<Prefix>AggregateResponse!]!`: one entry per group, or exactly one without groupBy. */
-function responseListType(
+export function responseListType(
   types: GraphqlTypes,
   resource: ResolvedResource,
   options: AggregateResponseOptions
@@ -45,7 +45,10 @@ function responseListType(
  * is required as the collection filter is, so that no aggregate escapes the filter the resource insists on.
  * Then `having`, `sorting` and `paging` of the groups.
  */
-function aggregateArgs(types: GraphqlTypes, resource: ResolvedResource): GraphQLFieldConfigArgumentMap {
+export function aggregateArgs(
+  types: GraphqlTypes,
+  resource: ResolvedResource
+): GraphQLFieldConfigArgumentMap {
   const filter = filterInputType(types, resource, { name: `${resource.name}AggregateFilter` })
   return {
     filter: {
@@ -65,7 +68,9 @@ function aggregateArgs(types: GraphqlTypes, resource: ResolvedResource): GraphQL
 }
 
 /** The GraphQL arguments as the request's `having`, `sorting` and `paging` (the selection gives the rest). */
-function argsRequest(args: Record<string, unknown>): Pick<AggregateRequest, 'having' | 'sorting' | 'paging'> {
+export function argsRequest(
+  args: Record<string, unknown>
+): Pick<AggregateRequest, 'having' | 'sorting' | 'paging'> {
   const request: Pick<AggregateRequest, 'having' | 'sorting' | 'paging'> = {}
   if (args.having) request.having = args.having as AggregateRequest['having']
   if (Array.isArray(args.sorting) && args.sorting.length) {

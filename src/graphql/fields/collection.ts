@@ -7,6 +7,7 @@ import type { PageRequest } from './collection-args'
 import { cursorPage, pagedType, toConnection, toKeysetConnection } from '../type/connection'
 import { offsetPage, toOffsetConnection } from '../type/offset-connection'
 import type { GraphqlTypes } from '../type/registry'
+import { connectionAggregateField, type ConnectionOwner } from './connection-aggregate'
 
 /**
  * A collection of `target` records in GraphQL, by its paging strategy: a cursor connection (offset or
@@ -20,15 +21,18 @@ export interface CollectionShape {
   node: () => GraphQLObjectType
   /** `totalCount` is counted by a statement of its own (root collections). */
   countedApart?: boolean
+  /** The connection's `aggregate` beside its page, when the target's aggregates are on there. */
+  aggregate?: ConnectionOwner
 }
 
 export function collectionType(types: GraphqlTypes, shape: CollectionShape): GraphQLOutputType {
-  const { paging, name, target, node, countedApart } = shape
+  const { paging, name, target, node, countedApart, aggregate } = shape
   if (paging.strategy === 'none') return new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(node())))
   // nestjs-query's names: `<Resource>OffsetConnection` at the root, `<Parent><Relation>Connection` for both.
   const page = () =>
     paging.strategy === 'offset' ? offsetPage(types, node) : cursorPage(types, target, node)
-  return new GraphQLNonNull(pagedType(types, name, target, page, countedApart === true))
+  const beside = aggregate && (() => ({ aggregate: connectionAggregateField(types, aggregate) }))
+  return new GraphQLNonNull(pagedType(types, name, target, page, countedApart === true, beside))
 }
 
 /**

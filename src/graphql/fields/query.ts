@@ -5,6 +5,7 @@ import type { ResourceRecord } from '../../model/records'
 import { collectionArgs, pageRequest } from './collection-args'
 import { collectionResult, collectionType } from './collection'
 import { selectedRecordFields } from './selection'
+import { withAggregateScope } from './connection-aggregate'
 import type { GraphqlContext } from './context'
 import { objectType } from '../type/object-type'
 import { collectionWork, withWork } from '../type/field-work'
@@ -23,7 +24,8 @@ function resourceQueryFields(
   const { graphqlPaging: paging } = resource
   // nestjs-query's names: `TodoItemConnection` for cursors, `TodoItemOffsetConnection` for offsets.
   const name = `${resource.name}${paging.strategy === 'offset' ? 'OffsetConnection' : 'Connection'}`
-  const shape = { paging, name, target: resource, node }
+  const aggregate = resource.aggregateEnabled ? { target: resource } : undefined
+  const shape = { paging, name, target: resource, node, aggregate }
   return {
     [resource.singular]: withWork(
       {
@@ -53,7 +55,7 @@ function resourceQueryFields(
               select: request.select
             })
           )) as Page<ResourceRecord>
-          return collectionResult(resource, page, request)
+          return withAggregateScope(collectionResult(resource, page, request), { filter: request.filter })
         }
       },
       collectionWork({ statements: 'once' }, resource, paging)

@@ -7,6 +7,7 @@ import type { GraphqlTypes } from '../type/registry'
 import { collectionWork, withWork } from '../type/field-work'
 import { collectionArgs, pageRequest, type PageRequest } from './collection-args'
 import { collectionResult, collectionType } from './collection'
+import { withAggregateScope } from './connection-aggregate'
 import type { GraphqlContext } from './context'
 import { MAX_BATCH } from './loaders'
 import { relationMutationFields } from './relation-mutation'
@@ -63,14 +64,24 @@ function manyRelationField(
   const name = `${resource.name}${upperFirst(relation.name)}Connection`
   return withWork(
     {
-      type: collectionType(types, { paging, name, target, node: () => objectType(types, target) }),
+      type: collectionType(types, {
+        paging,
+        name,
+        target,
+        node: () => objectType(types, target),
+        aggregate: relation.aggregate ? { target, parent: resource, relation } : undefined
+      }),
       args: collectionArgs(types, target, paging),
       async resolve(parent, args, context, info) {
         const request = sameRequest(context, info, args, () =>
           pageRequest(target, args, info, { paging, connection: name })
         )
-        const page = await context.loaders.many(relation, request).load(parent[resource.idField.name])
-        return collectionResult(target, page, request)
+        const id = parent[resource.idField.name]
+        const page = await context.loaders.many(relation, request).load(id)
+        return withAggregateScope(collectionResult(target, page, request), {
+          filter: request.filter,
+          parent: { relation, id }
+        })
       }
     },
     collectionWork({ statements: 'batched', batchSize: MAX_BATCH }, target, paging)

@@ -76,14 +76,16 @@ export function edgeType(types: GraphqlTypes, target: ResolvedResource, node: ()
 /**
  * A connection type named `name`: `page` (its page info and records, edges or nodes), then `totalCount` when
  * the target offers it, counted only when selected: by a statement of its own when `countedApart` (a root
- * connection), else in the statement of the page (relations).
+ * connection), else in the statement of the page (relations); then the fields `beside` the page, if any
+ * (its `aggregate`).
  */
-export function pagedType(
+export function pagedType<Context>(
   types: GraphqlTypes,
   name: string,
   target: ResolvedResource,
-  page: () => GraphQLFieldConfigMap<unknown, unknown>,
-  countedApart: boolean
+  page: () => GraphQLFieldConfigMap<unknown, Context>,
+  countedApart: boolean,
+  beside?: () => GraphQLFieldConfigMap<unknown, Context>
 ) {
   const totalCount = {
     type: new GraphQLNonNull(GraphQLInt),
@@ -98,7 +100,8 @@ export function pagedType(
           ...page(),
           ...(target.query.enableTotalCount
             ? { totalCount: countedApart ? withWork(totalCount, { statements: 'once' }) : totalCount }
-            : {})
+            : {}),
+          ...beside?.()
         })
       })
   )

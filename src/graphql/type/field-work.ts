@@ -16,6 +16,11 @@ export interface FieldWork {
   maxGroups?: number
   /** Unpaged lists (paging strategy NONE): at most this many records each time the field resolves. */
   listSize?: number
+  /**
+   * A field of a connection beside its page (its `aggregate`): resolved once per connection, not once per
+   * record of the page as the page's own fields are.
+   */
+  besideRecords?: boolean
 }
 
 const KEY = 'feathersQueryWork'
