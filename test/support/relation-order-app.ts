@@ -91,6 +91,8 @@ export const relationOrderApp: AppFactory = async (databaseUrl) => {
       one: { owner: { resource: 'Person', foreignKey: 'ownerId', filterable: true } },
       many: {
         subTasks: todoItemResource.many!.subTasks,
+        // Keyset cursors carry the sort values: a sort by related records is refused there.
+        subTasksByKey: { resource: 'SubTask', foreignKey: 'todoItemId', keyset: true },
         // Not filterable: neither sorted by nor aggregated for sorting.
         tags: { ...todoItemResource.many!.tags, filterable: false }
       }

@@ -11,7 +11,7 @@ export const PEOPLE: PersonRow[] = [
   { id: 3, name: 'secret-Sam', joined: '2026-01-31T23:30:00.000Z', mentorId: 1 },
   { id: 4, name: 'Dan', joined: '2026-03-01T10:00:00.000Z', deletedAt: '2026-03-02T00:00:00.000Z' },
   { id: 5, name: 'Eve', joined: '2026-02-15T10:00:00.000Z', mentorId: 1 },
-  // "Aaron" would sort first by name: a hidden or deleted owner must not pull its items to the front.
+  // Hidden from non-admins like Sam: for them its item sorts as one without an owner.
   { id: 6, name: 'secret-Aaron', joined: '2026-01-01T00:00:00.000Z' }
 ]
 
