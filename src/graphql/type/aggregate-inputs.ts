@@ -100,7 +100,7 @@ function aggregateSortFieldsType(types: GraphqlTypes, resource: ResolvedResource
 }
 
 /**
- * `<Resource>AggregateSort {field path aggregate direction nulls}`: without `aggregate`, by the group key of
+ * `<Resource>AggregateSort {field aggregate direction nulls path}`: without `aggregate`, by the group key of
  * `field` (which must be grouped by), or of `path` for a related record's; with it, by that aggregate of
  * `field`.
  */
@@ -113,17 +113,17 @@ export function aggregateSortType(types: GraphqlTypes, resource: ResolvedResourc
         name,
         fields: {
           field: { type: aggregateSortFieldsType(types, resource), description: 'A field (or give path).' },
-          path: {
-            type: GraphQLString,
-            description:
-              "Instead of field: a related record's group key by its dotted to-one relations, e.g. todoItem.completed."
-          },
           aggregate: {
             type: aggregateFunctionType(types),
             description: 'Order by this aggregate of the field; without it, by the field as a group key.'
           },
           direction: { type: new GraphQLNonNull(sortDirectionType(types)) },
-          nulls: { type: sortNullsType(types) }
+          nulls: { type: sortNullsType(types) },
+          path: {
+            type: GraphQLString,
+            description:
+              "Instead of field: a related record's group key by its dotted to-one relations, e.g. todoItem.completed."
+          }
         }
       })
   )

@@ -72,7 +72,7 @@ export const SORT_PATH = {
 }
 
 /**
- * `<Resource>Sort {field, path, aggregate, direction, nulls}`: one entry of the `sorting` list, by one of the
+ * `<Resource>Sort {field, direction, nulls, path, aggregate}`: one entry of the `sorting` list, by one of the
  * resource's fields, or by `path` a related record's field or an aggregate of a relation's records.
  */
 export function sortInputType(types: GraphqlTypes, resource: ResolvedResource) {
@@ -87,14 +87,14 @@ export function sortInputType(types: GraphqlTypes, resource: ResolvedResource) {
             type: sortFieldsType(types, resource),
             description: 'A field of the record (or give path).'
           },
+          direction: { type: new GraphQLNonNull(sortDirectionType(types)) },
+          nulls: { type: sortNullsType(types) },
           path: SORT_PATH,
           aggregate: {
             type: sortAggregateType(types),
             description:
               "With path: sort by this aggregate of the relation's records (COUNT is 0 without any)."
-          },
-          direction: { type: new GraphQLNonNull(sortDirectionType(types)) },
-          nulls: { type: sortNullsType(types) }
+          }
         }
       })
   )
