@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { badField } from '../common/errors'
 import { runQuery } from '../dialect/database-errors'
 import type { GroupIndexes } from '../dialect/dialect'
 import type { Filter } from '../model/query'
@@ -48,6 +49,10 @@ export async function aggregateRecords(
     target,
     plan.groups.map((group) => group.relations ?? [])
   )
+  if (joins.length > store.limits.maxRelationFilters) {
+    const most = store.limits.maxRelationFilters
+    throw badField('groupBy', `joins at most ${most} relations (limits.maxRelationFilters)`)
+  }
   for (const group of plan.groups) {
     if (group.relations) group.column = qualified(joinedTarget(target, joins, group.relations), group.field)
   }
