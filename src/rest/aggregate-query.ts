@@ -57,7 +57,7 @@ function aggregateParameters(resource: ResolvedResource): Record<string, TSchema
       })
     ),
     sort: list(
-      'Order of the groups, comma-separated: a group key or function.field, - first for descending, :NULLS_FIRST or :NULLS_LAST after, e.g. -count.id,createdBy'
+      'Order of the groups, comma-separated: a group key or function.field, - first for descending, :NULLS_FIRST or :NULLS_LAST after, e.g. -count.id,createdBy,todoItem.completed'
     ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: resource.maxAggregateGroups, description: 'Groups per page' })
