@@ -16,8 +16,8 @@ export interface SortTerm {
   nullsFirst: boolean
   /** Whether the term can be NULL: a nullable field, or a related record's field or aggregate. */
   nullable: boolean
-  /** A related record's field or a relation aggregate (joined): keysets cannot page by it. */
-  joined?: { name: string; key: string }
+  /** A related record's field or a relation aggregate (joined), by its shape key: keysets cannot page by it. */
+  joinedKey?: string
 }
 
 /** The terms of a sort and the relations they join (see `relation-sort.ts`). */
@@ -87,7 +87,7 @@ export function orderSql(terms: SortTerm[]) {
 export function orderKey(terms: SortTerm[]) {
   let key = ''
   for (const term of terms) {
-    const name = term.joined ? term.joined.key : keyName(term.field)
+    const name = term.joinedKey ?? keyName(term.field)
     key += `${name} ${term.direction} ${term.nullsFirst ? 'first' : 'last'},`
   }
   return key

@@ -80,7 +80,7 @@ interface RelationTerm {
   field: ResolvedField
   column: SqlColumn
   nullable: boolean
-  joined: { name: string; key: string }
+  joinedKey: string
 }
 
 interface Limits {
@@ -129,7 +129,7 @@ function toOneKey(
   relations.chains.push(found.relations)
   relations.joins = relationJoins(target, relations.chains)
   const column = qualified(joinedTarget(target, relations.joins, found.relations), field)
-  return { field, column, nullable: true, joined: { name: found.name, key: JSON.stringify(found.name) } }
+  return { field, column, nullable: true, joinedKey: `path ${JSON.stringify(found.name)}` }
 }
 
 /**
@@ -185,7 +185,7 @@ function aggregateKey(
     field: field ?? relation.target.idField,
     column,
     nullable: !counting,
-    joined: { name: sort.field, key }
+    joinedKey: key
   }
 }
 

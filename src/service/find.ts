@@ -89,7 +89,7 @@ export async function findRecords(
 function sortOf(store: ResourceStore, query: ResourceQuery) {
   const plan = sortPlan(store.Model, store.target, store.sortingOf(query), store.limits)
   if (query.keyset && joinsRelations(plan.relations)) {
-    const index = plan.terms.findIndex((term) => term.joined)
+    const index = plan.terms.findIndex((term) => term.joinedKey)
     throw badField(
       `sorting.${index}.field`,
       'sorts by related records, which keyset cursors cannot page by: page by offset'
