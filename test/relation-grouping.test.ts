@@ -172,6 +172,38 @@ forEachDatabase(
       assert.ok(expected.some((group) => group.key[0] === '2026-02'))
     })
 
+    it('GraphQL fill over a related date; relation aggregates grouped by a related field, per parent', async () => {
+      const visible = visibleTo('user')
+      const data = await query(
+        `{ todoItemAggregate(filter: { owner: { joined: { gte: "2026-01-01T00:00:00Z", lt: "2026-04-01T00:00:00Z" } } }) {
+             groupBy { owner { joined(by: MONTH, fill: {}) } } count { id } }
+           todoItems(sorting: [{ field: id, direction: ASC }], paging: { first: 50 }) { edges { node { id
+             subTasksAggregate { groupBy { todoItem { owner { name } } } count { id } } } } } }`
+      )
+      const months = new Map<string, number>()
+      for (const item of visible.items) {
+        const joined = visible.personOf(item.ownerId)?.joined.slice(0, 7)
+        if (joined) months.set(joined, (months.get(joined) ?? 0) + 1)
+      }
+      assert.deepEqual(
+        data.todoItemAggregate.map((group: any) => [group.groupBy.owner.joined, group.count.id]),
+        ['01', '02', '03'].map((month) => [
+          `2026-${month}-01T00:00:00.000Z`,
+          months.get(`2026-${month}`) ?? 0
+        ])
+      )
+      for (const edge of data.todoItems.edges) {
+        const item = visible.items.find((candidate) => String(candidate.id) === edge.node.id)!
+        const count = visible.subTasks.filter((task) => task.todoItemId === item.id).length
+        const owner = visible.personOf(item.ownerId)?.name ?? null
+        assert.deepEqual(
+          edge.node.subTasksAggregate,
+          count ? [{ groupBy: { todoItem: { owner: { name: owner } } }, count: { id: count } }] : [],
+          item.title
+        )
+      }
+    })
+
     it('REST: groupBy, sort and fill by related fields, CSV columns nested by path', async () => {
       const visible = visibleTo('user')
       const response = await env.server.http(

@@ -101,7 +101,10 @@ function groupKeyFields(
   return members
 }
 
-/** `<Resource>RelatedGroupBy`: the group keys of a related record, reached through a to-one relation. */
+/**
+ * `<Resource>RelatedGroupBy`: the group keys of a related record, reached through a to-one relation. One type
+ * for root and relation aggregates, so its dates take `fill`, which relation aggregates refuse with a 400.
+ */
 function relatedGroupByType(types: GraphqlTypes, resource: ResolvedResource): GraphQLObjectType {
   const name = `${resource.name}RelatedGroupBy`
   return types.named(
@@ -109,7 +112,7 @@ function relatedGroupByType(types: GraphqlTypes, resource: ResolvedResource): Gr
     () =>
       new GraphQLObjectType({
         name,
-        fields: () => groupKeyFields(types, resource, resource.fields.filter(relatedGroupable), false)
+        fields: () => groupKeyFields(types, resource, resource.fields.filter(relatedGroupable), true)
       })
   )
 }
