@@ -4,15 +4,7 @@ import restClient from '@feathersjs/rest-client'
 import { forEachDatabase } from './support/server'
 import { codes, graphql } from './support/graphql'
 import { relationOrderApp, seedRelationOrder } from './support/relation-order-app'
-import {
-  compareValues,
-  headersOf,
-  ITEMS,
-  PEOPLE,
-  SUB_TASKS,
-  visibleTo,
-  type Role
-} from './support/relation-order-data'
+import { compareValues, headersOf, ROWS, visibleTo, type Role } from './support/relation-order-data'
 
 type Group = { key: unknown[]; count: number; sum: number | null }
 
@@ -67,7 +59,7 @@ forEachDatabase(
   (env) => {
     before(async function () {
       this.timeout(60000)
-      await seedRelationOrder(env.server.db, { people: PEOPLE, items: ITEMS, subTasks: SUB_TASKS })
+      await seedRelationOrder(env.server.db, ROWS)
     })
 
     const query = async (text: string, role: Role = 'user') => {

@@ -1,5 +1,10 @@
 import type { Knex } from 'knex'
-import type { ResolvedField, ResolvedHasManyRelation, ResolvedOneRelation } from '../resource/resolved'
+import type {
+  ResolvedField,
+  ResolvedManyRelation,
+  ResolvedOneRelation,
+  ResolvedResource
+} from '../resource/resolved'
 import type { SortAggregate } from '../model/query'
 import { applyParsedFilter } from './compile-filter'
 import type { ParsedFilter } from './parsed-filter'
@@ -24,7 +29,8 @@ export interface RelationJoin {
  * derived table, so that records can be sorted by it (todo items by their sub-tasks' count or points).
  */
 export interface AggregateJoin {
-  relation: ResolvedHasManyRelation
+  /** One-to-many, or many-to-many through its join resource's links. */
+  relation: ResolvedManyRelation
   fn: SortAggregate
   /** The aggregated field; none: `count` of the related records themselves. */
   field?: ResolvedField
@@ -145,10 +151,20 @@ function aggregateSql(knex: Knex, target: SqlTarget, join: AggregateJoin) {
 }
 
 /**
+ * The resources whose scopes an aggregate join applies, in the order it binds their values: the related
+ * resource, and for many-to-many the join resource, whose links the caller must be able to read too.
+ */
+export function aggregateScopeResources(join: AggregateJoin): ResolvedResource[] {
+  const { relation } = join
+  return relation.through ? [relation.target, relation.through.resource] : [relation.target]
+}
+
+/**
  * `LEFT JOIN (SELECT fk AS __fq_key, SUM(points) AS __fq_value FROM related WHERE live AND scope GROUP BY fk)
  * AS __fq_aN ON __fq_aN.__fq_key = outer.id` for each aggregate: the related records the caller may read,
  * aggregated once per parent (a parent without any finds no row: its count reads 0 through COALESCE, its
- * other aggregates NULL). The scopes' values are `bound[at]` on, in the order of `aggregates`.
+ * other aggregates NULL). Many-to-many reads the related records through their live, readable links, keyed
+ * by the link's parent id. The scopes' values are `bound[at]` on, in the order of `aggregateScopeResources`.
  */
 export function applyAggregateJoins(
   knex: Knex,
@@ -160,22 +176,40 @@ export function applyAggregateJoins(
   at: number
 ) {
   let next = at
-  aggregates.forEach((join, index) => {
-    const related: SqlTarget = { resource: join.relation.target, dialect: outer.dialect, table: join.alias }
-    const scope = scoped.scopes[index]
+  let scopeIndex = 0
+  const scopeOf = (grouped: Knex.QueryBuilder, target: SqlTarget) => {
+    const scope = scoped.scopes[scopeIndex++]
+    readable(grouped, target, scope, bound.slice(next, next + scope.values.length))
+    next += scope.values.length
+  }
+  for (const join of aggregates) {
+    const { relation } = join
+    const related: SqlTarget = { resource: relation.target, dialect: outer.dialect, table: join.alias }
     const table = related.resource.table
-    const key = `${table}.${join.relation.foreignKey.column}`
     const grouped = knex(table)
+    let key: string
+    if (relation.through) {
+      const links = relation.through.resource.table
+      grouped.join(
+        links,
+        `${links}.${relation.through.otherKey.column}`,
+        `${table}.${relation.target.idField.column}`
+      )
+      key = `${links}.${relation.through.foreignKey.column}`
+    } else {
+      key = `${table}.${relation.foreignKey.column}`
+    }
+    grouped
       .select(knex.raw('?? AS ??', [key, AGGREGATE_KEY]))
       .select(knex.raw('? AS ??', [aggregateSql(knex, related, join), AGGREGATE_VALUE]))
       .groupBy(key)
-    readable(grouped, related, scope, bound.slice(next, next + scope.values.length))
-    next += scope.values.length
+    scopeOf(grouped, related)
+    if (relation.through) scopeOf(grouped, { ...related, resource: relation.through.resource })
     builder.leftJoin(
       grouped.as(join.alias),
       `${join.alias}.${AGGREGATE_KEY}`,
       storedColumn(outer, outer.resource.idField)
     )
-  })
+  }
   return builder
 }

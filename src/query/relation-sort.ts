@@ -1,17 +1,13 @@
 import type { Knex } from 'knex'
 import { badField } from '../common/errors'
 import { isNumericKind } from '../resource/field-kind'
-import type {
-  ResolvedField,
-  ResolvedHasManyRelation,
-  ResolvedOneRelation,
-  ResolvedResource
-} from '../resource/resolved'
+import type { ResolvedField, ResolvedOneRelation, ResolvedResource } from '../resource/resolved'
 import type { SortAggregate, SortField } from '../model/query'
 import type { SqlColumn } from '../dialect/dialect'
 import { qualified, type SqlTarget } from './sql-target'
 import { relationPath } from './relation-path'
 import {
+  aggregateScopeResources,
   AGGREGATE_VALUE,
   applyAggregateJoins,
   applyRelationJoins,
@@ -51,7 +47,7 @@ export async function sortScopes(
 ): Promise<SortScopes> {
   const [joins, aggregates] = await Promise.all([
     scopesOf(relations.joins.map((join) => join.target.resource)),
-    scopesOf(relations.aggregates.map((join) => join.relation.target))
+    scopesOf(relations.aggregates.flatMap(aggregateScopeResources))
   ])
   return {
     joins,
@@ -157,9 +153,6 @@ function aggregateKey(
   if (relation.kind !== 'many') {
     throw badField(`${path}.field`, `${name} is a to-one relation: sort by its fields (${name}.field)`)
   }
-  if (relation.through) {
-    throw badField(`${path}.field`, `${name} is many-to-many: sorting by its aggregates is not available`)
-  }
   if (!relation.filterable)
     throw badField(`${path}.field`, `${resource.name}.${name} is not a filterable relation`)
   if (rest.length) throw badField(`${path}.field`, "aggregates a field of the relation's own records only")
@@ -175,7 +168,7 @@ function aggregateKey(
     if (problem) throw badField(`${path}.field`, problem)
   }
   const alias = `__fq_a${relations.aggregates.length}`
-  relations.aggregates.push({ relation: relation as ResolvedHasManyRelation, fn, field, alias })
+  relations.aggregates.push({ relation, fn, field, alias })
   const value = `${alias}.${AGGREGATE_VALUE}`
   const counting = fn === 'count' || fn === 'countDistinct'
   const column = counting ? knex.raw('COALESCE(??, 0)', [value]) : value

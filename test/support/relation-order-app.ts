@@ -69,6 +69,9 @@ export const relationOrderApp: AppFactory = async (databaseUrl) => {
     table.integer('ownerId').nullable()
     table.datetime('deletedAt', { precision: 3 }).nullable()
   })
+  await db.schema.alterTable('tags', (table) => {
+    table.datetime('deletedAt', { precision: 3 }).nullable()
+  })
   await db.schema.alterTable('sub_tasks', (table) => {
     table.integer('points').nullable()
     table.datetime('deletedAt', { precision: 3 }).nullable()
@@ -91,10 +94,10 @@ export const relationOrderApp: AppFactory = async (databaseUrl) => {
       one: { owner: { resource: 'Person', foreignKey: 'ownerId', filterable: true } },
       many: {
         subTasks: todoItemResource.many!.subTasks,
-        // Keyset cursors carry the sort values: a sort by related records is refused there.
+        // Keyset cursors carry the sort values: a sort by related records is refused there. Not filterable:
+        // not aggregated for sorting either.
         subTasksByKey: { resource: 'SubTask', foreignKey: 'todoItemId', keyset: true },
-        // Not filterable: neither sorted by nor aggregated for sorting.
-        tags: { ...todoItemResource.many!.tags, filterable: false }
+        tags: todoItemResource.many!.tags
       }
     }),
     defineResource({
@@ -106,7 +109,7 @@ export const relationOrderApp: AppFactory = async (databaseUrl) => {
       authorize: secretFor('title'),
       delete: { useSoftDelete: true }
     }),
-    tagResource,
+    defineResource({ ...tagResource, authorize: secretFor('name'), delete: { useSoftDelete: true } }),
     todoItemTagResource
   ]
   app.configure(feathersQuery({ Model: db, resources }))
@@ -131,6 +134,12 @@ export interface ItemRow {
   deletedAt?: string | null
 }
 
+export interface TagRow {
+  id: number
+  name: string
+  deletedAt?: string | null
+}
+
 export interface SubTaskRow {
   id: number
   todoItemId: number
@@ -143,7 +152,14 @@ export interface SubTaskRow {
 /** Inserts the rows as they are (ids included) and moves PostgreSQL's sequences past them. */
 export async function seedRelationOrder(
   db: Knex,
-  rows: { people: PersonRow[]; items: ItemRow[]; subTasks: SubTaskRow[] }
+  rows: {
+    people: PersonRow[]
+    items: ItemRow[]
+    subTasks: SubTaskRow[]
+    tags: TagRow[]
+    /** `[todoItemId, tagId]` pairs. */
+    links: Array<[number, number]>
+  }
 ) {
   const at = (iso: string | null | undefined) => (iso ? new Date(iso) : null)
   const created = new Date('2026-01-01T00:00:00.000Z')
@@ -162,4 +178,8 @@ export async function seedRelationOrder(
   await db('sub_tasks').insert(
     rows.subTasks.map((task) => ({ ...task, created, updated: created, deletedAt: at(task.deletedAt) }))
   )
+  await db('tags').insert(
+    rows.tags.map((tag) => ({ ...tag, created, updated: created, deletedAt: at(tag.deletedAt) }))
+  )
+  await db('todo_item_tags').insert(rows.links.map(([todoItemId, tagId]) => ({ todoItemId, tagId })))
 }

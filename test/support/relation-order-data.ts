@@ -1,4 +1,4 @@
-import type { ItemRow, PersonRow, SubTaskRow } from './relation-order-app'
+import type { ItemRow, PersonRow, SubTaskRow, TagRow } from './relation-order-app'
 
 /**
  * The rows of relation-order-app's tests and what each caller may read of them, worked out here in plain JS
@@ -54,6 +54,31 @@ export const SUB_TASKS: SubTaskRow[] = [
   { id: 13, todoItemId: 10, title: 's13', completed: false, points: 1 }
 ]
 
+export const TAGS: TagRow[] = [
+  { id: 1, name: 'home' },
+  { id: 2, name: 'work' },
+  { id: 3, name: 'secret-t' },
+  { id: 4, name: 'gone', deletedAt: '2026-03-02T00:00:00.000Z' }
+]
+
+/** `[todoItemId, tagId]`: hidden and deleted tags linked too, so that counting them would show. */
+export const LINKS: Array<[number, number]> = [
+  [1, 1],
+  [1, 2],
+  [2, 3],
+  [2, 4],
+  [3, 1],
+  [5, 3],
+  [5, 1],
+  [7, 2],
+  [9, 4],
+  [9, 3],
+  [9, 2]
+]
+
+/** Every table's rows, as `seedRelationOrder` takes them. */
+export const ROWS = { people: PEOPLE, items: ITEMS, subTasks: SUB_TASKS, tags: TAGS, links: LINKS }
+
 export type Role = 'admin' | 'user'
 
 export const headersOf = (role: Role): Record<string, string> =>
@@ -69,7 +94,11 @@ export function visibleTo(role: Role) {
   const person = readable(role, (row: PersonRow) => row.name)
   const item = readable(role, (row: ItemRow) => row.title)
   const task = readable(role, (row: SubTaskRow) => row.title)
+  const tag = readable(role, (row: TagRow) => row.name)
   return {
+    /** How many tags linked to the item the caller may read. */
+    tagCount: (id: number) =>
+      LINKS.filter(([itemId, tagId]) => itemId === id && tag(TAGS.find((row) => row.id === tagId))).length,
     people: PEOPLE.filter(person),
     items: ITEMS.filter(item),
     subTasks: SUB_TASKS.filter(task),
