@@ -239,6 +239,25 @@ forEachDatabase(
       )
     })
 
+    it("the service API in the query model: by the largest of a relation's values, as an internal call", async () => {
+      const visible = visibleTo('user')
+      const max = (item: ItemRow) => {
+        const points = visible.subTasks.filter((task) => task.todoItemId === item.id && task.points !== null)
+        return points.length ? Math.max(...points.map((task) => task.points!)) : null
+      }
+      const page = await (env.server.app.service('todo-items') as any).find({
+        queryModel: true,
+        query: {
+          sorting: [{ field: 'subTasks.points', aggregate: 'max', direction: 'DESC' }],
+          paging: { limit: 50 }
+        }
+      })
+      assert.deepEqual(
+        page.data.map((item: any) => item.title),
+        orderedTitles(visible.items, max, 'DESC')
+      )
+    })
+
     const refusal = async (sorting: string, connection = 'todoItems(sorting: $sorting)') => {
       const response = await graphql(
         env.server,
@@ -296,6 +315,16 @@ forEachDatabase(
           'TodoItem.subTasksByKey is not a filterable relation'
         ]
       ]
+      const eleven = Array.from({ length: 11 }, () => ({
+        path: 'subTasks',
+        aggregate: 'COUNT',
+        direction: 'ASC'
+      }))
+      cases.push([
+        eleven,
+        'sorting.10.field',
+        'a sort may join at most 10 relations (limits.maxRelationFilters)'
+      ])
       for (const [sorting, field, message] of cases) {
         assert.deepEqual(
           await refusal(JSON.stringify(sorting)),
