@@ -94,6 +94,7 @@ export type {
   SortDirection,
   SortNulls,
   SortField,
+  SortAggregate,
   OffsetPaging,
   ResourceQuery,
   LinkQuery,

@@ -46,7 +46,8 @@ forEachDatabase('GraphQL schema', (env) => {
       'input BooleanFieldComparison { is: Boolean isNot: Boolean }',
       'input NumberFieldComparisonBetween { lower: Float! upper: Float! }',
       'input DateFieldComparisonBetween { lower: DateTime! upper: DateTime! }',
-      'input TodoItemSort { field: TodoItemSortFields! direction: SortDirection! nulls: SortNulls }',
+      // The specification's members, `field` optional since a sort entry may name a `path` instead (issue 42).
+      'input TodoItemSort { field: TodoItemSortFields direction: SortDirection! nulls: SortNulls path: String aggregate: SortAggregate }',
       'enum TodoItemSortFields { id title description completed created updated priority subTasksCount }',
       'enum SortDirection { ASC DESC }',
       'enum SortNulls { NULLS_FIRST NULLS_LAST }',

@@ -51,13 +51,25 @@ function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row) {
   return number
 }
 
+/** A related record's group key nested as its relations are: `todoItem.completed` is `{todoItem: {completed}}`. */
+function setPath(groupBy: Record<string, unknown>, name: string, value: unknown) {
+  const members = name.split('.')
+  let at = groupBy
+  for (const member of members.slice(0, -1)) at = (at[member] ??= {}) as Record<string, unknown>
+  at[members[members.length - 1]] = value
+}
+
 /** One response with only the requested members. */
 function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
   const response: AggregateResponse = {}
   if (plan.groups.length) {
     // A loop, not Object.fromEntries: hundreds of groups per response, each would allocate its entry pairs.
     const groupBy: Record<string, unknown> = {}
-    for (const group of plan.groups) groupBy[group.field.name] = decodeGroup(group, row[group.alias])
+    for (const group of plan.groups) {
+      const value = decodeGroup(group, row[group.alias])
+      if (group.relations) setPath(groupBy, group.name, value)
+      else groupBy[group.name] = value
+    }
     response.groupBy = groupBy
   }
   for (const column of plan.aggregates) {

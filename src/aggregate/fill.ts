@@ -56,6 +56,16 @@ function filterBounds(filter: Filter | undefined, name: string, bounds: Bounds =
   return bounds
 }
 
+/** A related date's filter: the one under its relations' names, `{todoItem: {created: ...}}` (top level only). */
+function relatedFilter(filter: Filter | undefined, group: GroupColumn) {
+  let at = filter
+  for (const relation of group.relations ?? []) {
+    const inner = at?.[relation.name]
+    at = inner && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Filter) : undefined
+  }
+  return at
+}
+
 /**
  * With `fill` on a date group: the series of its buckets from `from` to `to` (by default the filter's bounds
  * on the field), at most `maxFillBuckets` of them. A series fills one date grouped alone, on root aggregates.
@@ -71,7 +81,7 @@ export function planFill(
   const group = groups[index]
   const path = `groupBy.${index}.fill`
   if (partitioned) return check.problem(path, 'is available on root aggregates only')
-  if (groups.length > 1) return check.problem(path, `fills the buckets of ${group.field.name} grouped alone`)
+  if (groups.length > 1) return check.problem(path, `fills the buckets of ${group.name} grouped alone`)
   const fill = group.fill as GroupFill
   const given = (key: 'from' | 'to') => {
     const value = fill[key]
@@ -82,7 +92,7 @@ export function planFill(
   let from: number | undefined
   let to: number | undefined
   try {
-    const bounds = filterBounds(context.filter, group.field.name)
+    const bounds = filterBounds(relatedFilter(context.filter, group), group.field.name)
     from = given('from') ?? bounds.from
     to = given('to') ?? bounds.to
   } catch (error) {
@@ -91,7 +101,7 @@ export function planFill(
     return undefined
   }
   if (from === undefined || to === undefined || !Number.isFinite(from) || !Number.isFinite(to)) {
-    const name = group.field.name
+    const { name } = group
     return check.problem(
       path,
       `needs a range: give from and to, or filter ${name} with gte and lte (or between)`

@@ -16,6 +16,9 @@ function term(alias: string, nullable: boolean, direction: 'ASC' | 'DESC', nulls
   return { alias, direction, nullsFirst, nullable }
 }
 
+/** A related record's key is NULL where the record has none the caller may read, whatever the field. */
+const nullableKey = (group: GroupColumn) => group.relations !== undefined || group.field.nullable
+
 /**
  * `sorting`: by group keys (`{field}`) and aggregates (`{field, aggregate}`), then by every group key
  * ascending (NULLs first) that the sorting left out. Group keys are unique per group, so the order is total:
@@ -46,7 +49,7 @@ export function planOrder(check: RequestChecker, groups: GroupColumn[], sorting:
         if (column) terms.push(term(column.alias, !isCounting(aggregate), direction, nulls ?? undefined))
         return
       }
-      const group = groups.find((candidate) => candidate.field.name === field)
+      const group = groups.find((candidate) => candidate.name === field)
       if (!group) {
         return check.problem(
           `${path}.field`,
@@ -54,10 +57,9 @@ export function planOrder(check: RequestChecker, groups: GroupColumn[], sorting:
         )
       }
       sorted.add(group)
-      terms.push(term(group.alias, group.field.nullable, direction, nulls ?? undefined))
+      terms.push(term(group.alias, nullableKey(group), direction, nulls ?? undefined))
     })
   }
-  for (const group of groups)
-    if (!sorted.has(group)) terms.push(term(group.alias, group.field.nullable, 'ASC'))
+  for (const group of groups) if (!sorted.has(group)) terms.push(term(group.alias, nullableKey(group), 'ASC'))
   return terms
 }

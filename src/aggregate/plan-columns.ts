@@ -1,4 +1,5 @@
-import type { ResolvedField } from '../resource/resolved'
+import type { ResolvedField, ResolvedOneRelation } from '../resource/resolved'
+import type { SqlColumn } from '../dialect/dialect'
 import type { AggregateFunction, DateBucket, GroupFill } from '../model/aggregate'
 
 /**
@@ -6,9 +7,13 @@ import type { AggregateFunction, DateBucket, GroupFill } from '../model/aggregat
  * given an alias made by the plugin. Client strings never reach the SQL; only fields and aliases do.
  */
 export interface GroupColumn {
+  /** What the request named it: the field's name, or a dotted path through to-one relations. */
+  name: string
   field: ResolvedField
+  /** The to-one relations the field is reached through (joined to the statement); none for an own field. */
+  relations?: ResolvedOneRelation[]
   /** The qualified column, when not the field's own column of the aggregated table. */
-  column?: string
+  column?: SqlColumn
   /** Date fields only: the bucket their values are truncated to, in `zone`'s calendar. */
   bucket?: DateBucket
   zone?: string

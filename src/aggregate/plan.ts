@@ -57,6 +57,8 @@ export function groupKeys(plan: AggregatePlan): GroupColumn[] {
 /** What the plan needs besides the request: the resource's limits and the call's filter (for fill). */
 export interface PlanContext extends FillContext {
   maxGroups: number
+  /** How many to-one relations a group key may go through (`limits.maxRelationDepth`; 0 by default). */
+  maxRelationDepth?: number
 }
 
 function planGroups(check: RequestChecker): GroupColumn[] {
@@ -66,11 +68,13 @@ function planGroups(check: RequestChecker): GroupColumn[] {
     if (!entry || typeof entry !== 'object') return check.problem(path, 'must be {field, by?}')
     const { field: name, by, timeZone, fill, ...rest } = entry as Record<string, unknown>
     for (const key of Object.keys(rest)) check.problem(`${path}.${key}`, 'is not part of a groupBy entry')
-    const field = check.groupField(name, `${path}.field`)
-    if (!field) return
-    if (groups.some((group) => group.field === field)) {
-      return check.problem(`${path}.field`, `${field.name} is grouped by twice`)
+    const found = check.groupPath(name, `${path}.field`)
+    if (!found) return
+    const { field, relations } = found
+    if (groups.some((group) => group.name === found.name)) {
+      return check.problem(`${path}.field`, `${found.name} is grouped by twice`)
     }
+    const key = { name: found.name, field, ...(relations.length ? { relations } : {}) }
     const given = { by, timeZone, fill }
     for (const key of Object.keys(given) as Array<keyof typeof given>) {
       if (given[key] !== undefined && given[key] !== null && field.kind !== 'date') {
@@ -87,11 +91,11 @@ function planGroups(check: RequestChecker): GroupColumn[] {
     if (fill !== undefined && fill !== null && (typeof fill !== 'object' || Array.isArray(fill))) {
       return check.problem(`${path}.fill`, 'must be {from?, to?}')
     }
-    if (field.kind !== 'date') return groups.push({ field, alias: `__fq_group_${groups.length}` })
+    if (field.kind !== 'date') return groups.push({ ...key, alias: `__fq_group_${groups.length}` })
     // Dates group by day unless asked otherwise, as GroupBy's default DAY does in GraphQL.
     const bucket = (by ?? 'DAY') as DateBucket
     groups.push({
-      field,
+      ...key,
       bucket,
       zone,
       fill: (fill ?? undefined) as GroupFill | undefined,
@@ -147,7 +151,7 @@ export function planAggregate(
   if (!request || typeof request !== 'object' || Array.isArray(request)) {
     throw badField('aggregate', 'must be an object of groupBy, count, sum, avg, min, max')
   }
-  const check = new RequestChecker(resource, request)
+  const check = new RequestChecker(resource, request, context.maxRelationDepth)
   for (const key of Object.keys(request)) {
     if (!REQUEST_KEYS.has(key)) check.problem(key, 'is not part of an aggregate request')
   }
@@ -176,7 +180,11 @@ export function planAggregate(
   if (groups.length === 0 && aggregates.every((column) => column.hidden)) {
     throw badInput([{ field: 'aggregate', message: NOTHING_SELECTED }], NOTHING_SELECTED)
   }
-  const partition = partitionField && { field: partitionField, alias: PARTITION_ALIAS }
+  const partition = partitionField && {
+    name: partitionField.name,
+    field: partitionField,
+    alias: PARTITION_ALIAS
+  }
   const zones = [
     ...new Set(groups.map((group) => group.zone).filter((zone) => zone && zone !== UTC))
   ] as string[]

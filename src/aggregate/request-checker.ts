@@ -3,6 +3,7 @@ import { isNumericKind } from '../resource/field-kind'
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
 import type { AggregateFunction, AggregateRequest } from '../model/aggregate'
 import type { AggregateColumn } from './plan-columns'
+import { relationPath, type RelationPath } from '../query/relation-path'
 
 const FILTER_ONLY = 'is filterOnly: it can be filtered on, never read'
 
@@ -33,7 +34,9 @@ export class RequestChecker {
 
   constructor(
     private resource: ResolvedResource,
-    private request: AggregateRequest
+    private request: AggregateRequest,
+    /** How many to-one relations a group key may go through (0: own fields only). */
+    private maxRelationDepth = 0
   ) {}
 
   problem(field: string, message: string) {
@@ -52,6 +55,25 @@ export class RequestChecker {
     if (field?.filterOnly) return this.problem(path, `${field.name} ${FILTER_ONLY}`)
     if (field && !groupable(field)) return this.problem(path, `${field.name} cannot be grouped by`)
     return field
+  }
+
+  /**
+   * A group key: an own field, or a dotted path through to-one relations to a field of the related
+   * resource that it lets clients group by and reads back (never a hidden one).
+   */
+  groupPath(name: unknown, path: string): RelationPath | undefined {
+    if (typeof name !== 'string' || !name.includes('.')) {
+      const field = this.groupField(name, path)
+      return field && { name: field.name, relations: [], resource: this.resource, field }
+    }
+    const found = relationPath(this.resource, name, this.maxRelationDepth)
+    if ('problem' in found) return this.problem(path, found.problem)
+    const { field, resource } = found
+    if (field.filterOnly) return this.problem(path, `${resource.name}.${field.name} ${FILTER_ONLY}`)
+    if (field.hidden || !groupable(field)) {
+      return this.problem(path, `${resource.name}.${field.name} cannot be grouped by`)
+    }
+    return found
   }
 
   /** The column of `fn` of the field named `name`, added (hidden) when the request does not answer it. */

@@ -65,10 +65,20 @@ export interface Filter {
 export type SortDirection = 'ASC' | 'DESC'
 export type SortNulls = 'NULLS_FIRST' | 'NULLS_LAST'
 
+/** The aggregates of a to-many relation's records a parent can be sorted by. */
+export type SortAggregate = 'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max'
+
+/**
+ * One sort key. `field` is a field of the resource, or a dotted path: through to-one relations to a related
+ * record's field (`owner.name`, `todoItem.owner.name`), or with `aggregate` from a to-many relation to a
+ * field of its records (`subTasks.points` with `sum`; `subTasks` alone with `count`).
+ */
 export interface SortField {
   field: string
   direction: SortDirection
   nulls?: SortNulls
+  /** Sort by this aggregate of a to-many relation's records (which `field` names). */
+  aggregate?: SortAggregate
 }
 
 export interface OffsetPaging {

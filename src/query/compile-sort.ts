@@ -1,46 +1,68 @@
+import type { Knex } from 'knex'
 import { badField } from '../common/errors'
 import type { ResolvedField } from '../resource/resolved'
 import type { SqlColumn } from '../dialect/dialect'
 import type { SortField } from '../model/query'
 import { keyName } from './shape-key'
 import { qualified, type SqlTarget } from './sql-target'
+import { relationSortKey, type RelationSorts } from './relation-sort'
 
 export interface SortTerm {
   field: ResolvedField
-  /** Qualified column, or a SQL-computed field's expression. */
+  /** Qualified column, or a SQL-computed field's expression (or a related record's, or an aggregate). */
   column: SqlColumn
   direction: 'ASC' | 'DESC'
-  /** Only meaningful for nullable fields. */
+  /** Only meaningful for nullable terms. */
   nullsFirst: boolean
+  /** Whether the term can be NULL: a nullable field, or a related record's field or aggregate. */
+  nullable: boolean
+  /** A related record's field or a relation aggregate (joined), by its shape key: keysets cannot page by it. */
+  joinedKey?: string
+}
+
+/** The terms of a sort and the relations they join (see `relation-sort.ts`). */
+export interface SortPlan {
+  terms: SortTerm[]
+  relations: RelationSorts
 }
 
 /**
  * The validated sort terms, with the id appended as the final tie-breaker so that paging is stable.
- * Without an explicit `nulls`, NULLs sort as the smallest value (what SQLite and MySQL do).
+ * Without an explicit `nulls`, NULLs sort as the smallest value (what SQLite and MySQL do). Dotted fields
+ * and aggregates sort by related records, which `relations` joins (see `relationSortKey`).
  */
-export function sortTerms(target: SqlTarget, sorting: SortField[] = []): SortTerm[] {
+export function sortPlan(
+  knex: Knex,
+  target: SqlTarget,
+  sorting: SortField[] = [],
+  limits: { maxRelationDepth: number; maxRelationFilters: number } = {
+    maxRelationDepth: 0,
+    maxRelationFilters: 0
+  }
+): SortPlan {
   const { resource } = target
-  const entries = sorting.some((sort) => sort.field === resource.idField.name)
+  const relations: RelationSorts = { chains: [], joins: [], aggregates: [] }
+  const entries = sorting.some((sort) => sort.field === resource.idField.name && !sort.aggregate)
     ? sorting
     : [...sorting, { field: resource.idField.name, direction: 'ASC' as const }]
-  return entries.map((sort, index) => {
+  const terms = entries.map((sort, index): SortTerm => {
     const path = `sorting.${index}`
-    const field = resource.fieldMap.get(sort.field)
-    if (!field || field.computed)
-      throw badField(`${path}.field`, `${resource.name} cannot be sorted by "${sort.field}"`)
     if (sort.direction !== 'ASC' && sort.direction !== 'DESC')
       throw badField(`${path}.direction`, 'must be ASC or DESC')
     if (sort.nulls !== undefined && sort.nulls !== 'NULLS_FIRST' && sort.nulls !== 'NULLS_LAST') {
       throw badField(`${path}.nulls`, 'must be NULLS_FIRST or NULLS_LAST')
     }
     const nulls = sort.nulls ?? (sort.direction === 'ASC' ? 'NULLS_FIRST' : 'NULLS_LAST')
-    return {
-      field,
-      column: qualified(target, field),
-      direction: sort.direction,
-      nullsFirst: nulls === 'NULLS_FIRST'
+    const placed = { direction: sort.direction, nullsFirst: nulls === 'NULLS_FIRST' }
+    if (sort.aggregate !== undefined || (typeof sort.field === 'string' && sort.field.includes('.'))) {
+      return { ...relationSortKey(knex, target, sort, path, relations, limits), ...placed }
     }
+    const field = resource.fieldMap.get(sort.field)
+    if (!field || field.computed)
+      throw badField(`${path}.field`, `${resource.name} cannot be sorted by "${sort.field}"`)
+    return { field, column: qualified(target, field), nullable: field.nullable, ...placed }
   })
+  return { terms, relations }
 }
 
 /**
@@ -51,7 +73,7 @@ export function orderSql(terms: SortTerm[]) {
   const sql: string[] = []
   const bindings: SqlColumn[] = []
   for (const term of terms) {
-    if (term.field.nullable) {
+    if (term.nullable) {
       sql.push(`(?? IS NULL) ${term.nullsFirst ? 'DESC' : 'ASC'}`)
       bindings.push(term.column)
     }
@@ -64,7 +86,9 @@ export function orderSql(terms: SortTerm[]) {
 /** The order in a statement's shape key: equal keys, equal ORDER BY. */
 export function orderKey(terms: SortTerm[]) {
   let key = ''
-  for (const term of terms)
-    key += `${keyName(term.field)} ${term.direction} ${term.nullsFirst ? 'first' : 'last'},`
+  for (const term of terms) {
+    const name = term.joinedKey ?? keyName(term.field)
+    key += `${name} ${term.direction} ${term.nullsFirst ? 'first' : 'last'},`
+  }
   return key
 }

@@ -3,7 +3,7 @@ import { badField } from '../common/errors'
 import { checkPlainJson } from '../common/plain-json'
 import type { ResolvedResource } from '../resource/resolved'
 import { relationFilterKey, relationFilterRefusal } from '../resource/relation-quantifiers'
-import type { FieldComparison, Filter, Scalar, SortField } from '../model/query'
+import type { FieldComparison, Filter, Scalar, SortAggregate, SortField } from '../model/query'
 
 /**
  * Feathers' query syntax (`{ completed: false, priority: { $gte: 2 }, $or: [...], $sort, $limit, $skip,
@@ -101,20 +101,30 @@ export class FeathersQueryParser {
     return request
   }
 
-  /** `{ title: 1, created: -1 }`: keys in order, 1 ascending, -1 descending. */
+  /**
+   * `{ title: 1, created: -1 }`: keys in order, 1 ascending, -1 descending; a related record's field by its
+   * dotted path (`'todoItem.title'`), a to-many relation's aggregate as `'count(subTasks)'` or
+   * `'sum(subTasks.points)'`.
+   */
   private sorting(sort: unknown): SortField[] {
     if (!sort || typeof sort !== 'object' || Array.isArray(sort)) {
       throw badField('$sort', 'must be an object of fields, e.g. { "title": 1 }')
     }
-    return Object.entries(sort).map(([field, direction]) => {
-      const value = typeof direction === 'string' ? direction.trim() : direction
+    return Object.entries(sort).map(([field, given]): SortField => {
+      const value = typeof given === 'string' ? given.trim() : given
       if (value !== 1 && value !== -1 && value !== '1' && value !== '-1') {
         throw badField(`$sort.${field}`, 'must be 1 (ascending) or -1 (descending)')
       }
+      const direction = Number(value) === 1 ? 'ASC' : 'DESC'
+      // `sum(subTasks.points)`, `count(subTasks)`: an aggregate of a to-many relation's records.
+      const aggregate = /^(\w+)\((.*)\)$/.exec(field)
+      if (aggregate) return { field: aggregate[2], aggregate: aggregate[1] as SortAggregate, direction }
+      // `todoItem.title`: a related record's field, checked (and named in a 400) by the service's sort.
+      if (field.includes('.')) return { field, direction }
       const known = this.resource.fieldMap.get(field)
       if (!known || !known.filterable)
         throw badField(`$sort.${field}`, `${this.resource.name} cannot be sorted by "${field}"`)
-      return { field, direction: Number(value) === 1 ? 'ASC' : 'DESC' }
+      return { field, direction }
     })
   }
 

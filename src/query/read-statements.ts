@@ -41,6 +41,8 @@ export interface PartitionedRead {
   /** Each partition's total selected beside its rows. */
   totals: boolean
   condition?: KeysetCondition
+  /** Values the table's joins bind (a sort by related records), after the filter's and before the keyset's. */
+  joinedValues?: number
 }
 
 /**
@@ -131,12 +133,12 @@ export class ReadStatements {
   /**
    * One window of records per partition in a single statement: ROW_NUMBER() numbers the rows of each
    * partition in the read's order and the outer query keeps the rows numbered after `bound[windowAt]` up to
-   * `bound[windowAt + 1]`. The keyset condition's values are bound from `visible.values.length` on.
+   * `bound[windowAt + 1]`. The keyset condition's values are bound after the filter's and the joins'.
    */
   partitioned(db: Knex, table: Knex.QueryBuilder, read: PartitionedRead, bound: readonly unknown[]) {
     const { visible, fields, link, partition, order, condition } = read
     const inner = this.select(table, visible, fields, bound, link)
-    const conditionAt = visible.values.length
+    const conditionAt = visible.values.length + (read.joinedValues ?? 0)
     condition?.apply(inner, bound, conditionAt)
     if (link) inner.select(this.knex.raw('?? AS ??', [partition, PARTITION]))
     inner.select(

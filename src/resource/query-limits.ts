@@ -22,10 +22,13 @@ export interface QueryLimits {
   maxPatternLength?: number
   /**
    * Most relation filters (each an EXISTS subquery) in one filter, those the related resources' `authorize`
-   * adds included (default 10).
+   * adds included (default 10); also the most relations one sort or grouping joins.
    */
   maxRelationFilters?: number
-  /** Deepest nesting of relation filters within relation filters (default 3). */
+  /**
+   * Deepest nesting of relation filters within relation filters (default 3); also the most to-one relations
+   * a group key or sort path goes through.
+   */
   maxRelationDepth?: number
   /**
    * Memory the statements compiled once per shape hold, per resource: SQL text and bindings, in bytes

@@ -13,6 +13,7 @@ import {
   type GroupByField
 } from '../model/aggregate'
 import { collectionQueryParser, collectionQuerySchema } from './collection-query'
+import { relationPath } from '../query/relation-path'
 
 const list = (description: string) => Type.Optional(Type.String({ description }))
 
@@ -23,7 +24,7 @@ const list = (description: string) => Type.Optional(Type.String({ description })
 function aggregateParameters(resource: ResolvedResource): Record<string, TSchema> {
   return {
     groupBy: list(
-      `Group keys, comma-separated; a date takes a bucket after a colon (${DATE_BUCKETS.join(', ')}; DAY by default), e.g. completed,created:MONTH`
+      `Group keys, comma-separated; a date takes a bucket after a colon (${DATE_BUCKETS.join(', ')}; DAY by default), e.g. completed,created:MONTH; a related record's field by its to-one relations, dotted, e.g. todoItem.completed`
     ),
     timeZone: Type.Optional(
       Type.String({ description: 'IANA time zone of the date buckets (default UTC), e.g. Europe/Berlin' })
@@ -56,7 +57,7 @@ function aggregateParameters(resource: ResolvedResource): Record<string, TSchema
       })
     ),
     sort: list(
-      'Order of the groups, comma-separated: a group key or function.field, - first for descending, :NULLS_FIRST or :NULLS_LAST after, e.g. -count.id,createdBy'
+      'Order of the groups, comma-separated: a group key or function.field, - first for descending, :NULLS_FIRST or :NULLS_LAST after, e.g. -count.id,createdBy,todoItem.completed'
     ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: resource.maxAggregateGroups, description: 'Groups per page' })
@@ -113,7 +114,12 @@ function groupsOf(
     }
     return by ? { field, by: by.toUpperCase() as DateBucket } : { field }
   })
-  const dates = groups.filter((group) => resource.fieldMap.get(group.field)?.kind === 'date')
+  // Any depth here: the plan refuses paths deeper than the limit, naming the entry.
+  const kindOf = (name: string) => {
+    const found = relationPath(resource, name, Infinity)
+    return 'field' in found ? found.field.kind : undefined
+  }
+  const dates = groups.filter((group) => kindOf(group.field) === 'date')
   for (const name of ['timeZone', 'fill', 'from', 'to']) {
     if (query[name] !== undefined && !dates.length)
       errors.push({ field: name, message: 'applies to date groups; none is grouped by' })
@@ -138,10 +144,12 @@ function sortingOf(value: unknown): AggregateSortField[] {
     const direction = entry.startsWith('-') ? 'DESC' : 'ASC'
     const [key, nulls] = entry.replace(/^-/, '').split(':')
     const dot = key.indexOf('.')
+    // function.field is an aggregate; any other dotted key a related record's group key (todoItem.completed).
+    const fn = key.slice(0, dot) as AggregateFunction
     const sort: AggregateSortField =
-      dot < 0
+      dot < 0 || !AGGREGATE_FUNCTIONS.includes(fn)
         ? { field: key, direction }
-        : { field: key.slice(dot + 1), aggregate: key.slice(0, dot) as AggregateFunction, direction }
+        : { field: key.slice(dot + 1), aggregate: fn, direction }
     if (nulls) sort.nulls = nulls.toUpperCase() as AggregateSortField['nulls']
     return sort
   })

@@ -32,7 +32,11 @@ function csvOf(request: AggregateRequest, responses: AggregateResponse[]) {
   const rows = responses.map((response) =>
     columns.map((column) => {
       const [member, field] = column.split(/\.(.*)/) as [keyof AggregateResponse, string]
-      return (response[member] as Record<string, unknown> | undefined)?.[field] ?? null
+      // A related record's group key is nested under its relations (`groupBy.todoItem.completed`).
+      const path = member === 'groupBy' ? field.split('.') : [field]
+      let value: unknown = response[member]
+      for (const key of path) value = (value as Record<string, unknown> | undefined)?.[key]
+      return value ?? null
     })
   )
   return stringify([columns, ...rows], {

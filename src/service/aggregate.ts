@@ -1,10 +1,12 @@
 import type { Knex } from 'knex'
+import { badField } from '../common/errors'
 import { runQuery } from '../dialect/database-errors'
 import type { GroupIndexes } from '../dialect/dialect'
 import type { Filter } from '../model/query'
 import type { AggregateRequest } from '../model/aggregate'
 import type { ResourceParams } from '../model/records'
-import { storedColumn } from '../query/sql-target'
+import { qualified, storedColumn } from '../query/sql-target'
+import { applyRelationJoins, joinedTarget, relationJoins } from '../query/relation-joins'
 import type { Link } from '../query/read-statements'
 import type { Rows } from '../dialect/dialect'
 import {
@@ -31,26 +33,49 @@ export async function aggregateRecords(
 ) {
   const { resource, target } = store
   const { maxAggregateGroups: maxGroups, maxFillBuckets } = resource
-  const plan = planAggregate(resource, request, { maxGroups, maxFillBuckets, filter })
+  const { maxRelationDepth } = store.limits
+  const plan = planAggregate(resource, request, { maxGroups, maxFillBuckets, filter, maxRelationDepth })
   // Partitioned by the links' key when a many-to-many relation's records are aggregated per parent.
   if (link) {
     plan.partition = {
+      name: link.foreignKey.name,
       field: link.foreignKey,
       column: storedColumn(link.target, link.foreignKey),
       alias: PARTITION_ALIAS
     }
   }
+  // Group keys of related records: their relations LEFT JOINed, each within what the caller may read of it.
+  const joins = relationJoins(
+    target,
+    plan.groups.map((group) => group.relations ?? [])
+  )
+  if (joins.length > store.limits.maxRelationFilters) {
+    const most = store.limits.maxRelationFilters
+    throw badField('groupBy', `joins at most ${most} relations (limits.maxRelationFilters)`)
+  }
+  for (const group of plan.groups) {
+    if (group.relations) group.column = qualified(joinedTarget(target, joins, group.relations), group.field)
+  }
   const knex = store.knex(params)
   const { groupIndexes } = target.dialect
   const withoutGroupIndexes =
-    !link && !!groupIndexes && (await ignoresGroupIndexes(store, plan, groupIndexes))
-  const visible = await store.visible(params, filter, link)
+    !link && !joins.length && !!groupIndexes && (await ignoresGroupIndexes(store, plan, groupIndexes))
+  const [visible, scopes] = await Promise.all([
+    store.visible(params, filter, link),
+    store.joinScopes(
+      params,
+      joins.map((join) => join.target.resource)
+    )
+  ])
+  const values = scopes.values.length ? [...visible.values, ...scopes.values] : visible.values
+  const joined = (table: Knex.QueryBuilder, bound: readonly unknown[]) =>
+    joins.length ? applyRelationJoins(knex, table, joins, scopes, bound, visible.values.length) : table
   const compile = (bound: readonly unknown[]) => {
     const table = withoutGroupIndexes
       ? groupIndexes!.tableWithout(knex, resource.table)
       : knex(resource.table)
     const builder = store.statements.whereVisible(
-      link ? store.statements.joinLink(table, link) : table,
+      joined(link ? store.statements.joinLink(table, link) : table, bound),
       visible,
       bound
     )
@@ -64,28 +89,28 @@ export async function aggregateRecords(
     const probe = (bound: readonly unknown[]) =>
       compileGroupProbe(
         knex,
-        store.statements.whereVisible(knex(resource.table), visible, bound),
+        store.statements.whereVisible(joined(knex(resource.table), bound), visible, bound),
         target,
         plan
       )
-    const keys = plan.groups.map(({ field, column, bucket, zone }) => [field.name, column, bucket, zone])
-    const shape = `aggregate-probe|${JSON.stringify(keys)}|${visible.key}`
+    const keys = plan.groups.map(({ name, bucket, zone }) => [name, bucket, zone])
+    const shape = `aggregate-probe|${JSON.stringify(keys)}|${visible.key}|${scopes.key}`
     const counted = needsFunctions
-      ? await withSqliteFunctions(knex, probe(visible.values), runRows)
-      : await store.run(params, shape, visible.values, probe)
+      ? await withSqliteFunctions(knex, probe(values), runRows)
+      : await store.run(params, shape, values, probe)
     checkGroupProbe(plan, counted)
   }
   let rows: Rows
   if (link || needsFunctions) {
-    const query = compile(visible.values)
+    const query = compile(values)
     rows = needsFunctions ? await withSqliteFunctions(knex, query, runRows) : await runRows(query)
   } else {
     // The statement depends on the request (grouping, functions, having, order, paging, zones), on the series
     // a fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
     // from call to call of one dashboard's aggregate, so they are bound into a statement compiled once.
     const fillKeys = plan.fill ? JSON.stringify(plan.fill.keys) : ''
-    const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}`
-    rows = await store.run(params, shape, visible.values, compile)
+    const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}|${scopes.key}`
+    rows = await store.run(params, shape, values, compile)
   }
   if (refusals && exceedsGroups(plan, rows)) refusals.count++
   return decodeAggregateRows(plan, rows)

@@ -6,7 +6,14 @@ import type { ResourceParams, ResourceRecord } from '../model/records'
 import { keyName } from '../query/shape-key'
 import { storedColumn } from '../query/sql-target'
 import type { ParsedFilter } from '../query/parsed-filter'
-import { orderKey, orderSql, sortTerms, type SortTerm } from '../query/compile-sort'
+import { orderKey, orderSql, sortPlan, type SortTerm } from '../query/compile-sort'
+import {
+  applyRelationSorts,
+  joinsRelations,
+  sortScopes,
+  type RelationSorts,
+  type SortScopes
+} from '../query/relation-sort'
 import { projection, type Projection } from '../query/projection'
 import { PARTITION, PARTITION_TOTAL, type Link } from '../query/read-statements'
 import {
@@ -32,27 +39,34 @@ export async function findRecords(
   const query = params.query ?? {}
   if (query.partitionBy || query.through) return findPartitioned(store, params, query)
 
-  const terms = sortTerms(store.target, store.sortingOf(query))
+  const { terms, relations } = sortOf(store, query)
   // A keyset page reads its last record's sort keys.
   const fields = projection(store.resource, query.select, query.keyset ? terms.map((term) => term.field) : [])
-  const visible = await store.visible(params, query.filter)
+  const [visible, scopes] = await Promise.all([
+    store.visible(params, query.filter),
+    relationSortScopes(store, params, relations)
+  ])
   if (query.keyset) return keysetPage(store, params, query, visible, fields, terms)
 
   const decode = store.decoder(fields)
   const order = orderSql(terms)
+  const readValues = scopes ? [...visible.values, ...scopes.values] : visible.values
+  const sort = { relations, scopes, at: visible.values.length }
   const ordered = (bound: readonly unknown[]) =>
-    store.statements.select(store.table(params), visible, fields, bound).orderByRaw(order.sql, order.bindings)
-  const shape = `${fields.key}|${orderKey(terms)}|${visible.key}`
-  if (!query.paging) return (await store.run(params, `all|${shape}`, visible.values, ordered)).map(decode)
+    store.statements
+      .select(sortedTable(store, params, sort, bound), visible, fields, bound)
+      .orderByRaw(order.sql, order.bindings)
+  const shape = `${fields.key}|${orderKey(terms)}|${visible.key}|${scopes?.key ?? ''}`
+  if (!query.paging) return (await store.run(params, `all|${shape}`, readValues, ordered)).map(decode)
 
   const { limit, offset } = checkPaging(query.paging)
-  const filterValues = visible.values.length
+  const filterValues = readValues.length
   // The count needs no row of the page: where the pool can lend a second connection, the database
   // answers both at once instead of one after the other.
   const counting =
     query.totalCount && store.countsAlongside(params) ? store.count(params, visible) : undefined
   // One row more than asked tells whether a next page exists without counting. Knex leaves out OFFSET 0.
-  const values = offset > 0 ? [...visible.values, limit + 1, offset] : [...visible.values, limit + 1]
+  const values = offset > 0 ? [...readValues, limit + 1, offset] : [...readValues, limit + 1]
   const reading = store.run(
     params,
     `${offset > 0 ? 'page-offset' : 'page'}|${shape}`,
@@ -69,6 +83,38 @@ export async function findRecords(
     page.total = total ?? totalFromPage(rows.length, limit, offset) ?? (await store.count(params, visible))
   }
   return page
+}
+
+/** The sort of a read: the client's or the resource's default, with the relations it joins. */
+function sortOf(store: ResourceStore, query: ResourceQuery) {
+  const plan = sortPlan(store.Model, store.target, store.sortingOf(query), store.limits)
+  if (query.keyset && joinsRelations(plan.relations)) {
+    const index = plan.terms.findIndex((term) => term.joinedKey)
+    throw badField(
+      `sorting.${index}.field`,
+      'sorts by related records, which keyset cursors cannot page by: page by offset'
+    )
+  }
+  return plan
+}
+
+/** What the caller may read of the resources a sort joins; undefined when it joins none. */
+function relationSortScopes(store: ResourceStore, params: ResourceParams, relations: RelationSorts) {
+  if (!joinsRelations(relations)) return undefined
+  return sortScopes(relations, (resources) => store.joinScopes(params, resources))
+}
+
+/** The call's table with the sort's joins, their scopes' values bound after the filter's (`bound[at]` on). */
+function sortedTable(
+  store: ResourceStore,
+  params: ResourceParams,
+  sort: { relations: RelationSorts; scopes?: SortScopes; at: number },
+  bound: readonly unknown[]
+) {
+  const table = store.table(params)
+  if (!sort.scopes) return table
+  const { relations, scopes, at } = sort
+  return applyRelationSorts(store.knex(params), table, store.target, relations, scopes, bound, at)
 }
 
 /**
@@ -121,7 +167,7 @@ async function findPartitioned(
   if (!partitionField || partitionField.computed)
     throw badField('partitionBy', `unknown field "${query.partitionBy}"`)
   const { limit, offset } = checkPaging(query.paging ?? { limit: Number.MAX_SAFE_INTEGER })
-  const terms = sortTerms(store.target, store.sortingOf(query))
+  const { terms, relations } = sortOf(store, query)
   const keyset = query.keyset ? keysetReading(query, terms, store.target.dialect) : undefined
   const readTerms = keyset?.readTerms ?? terms
   const condition = keyset?.condition
@@ -133,7 +179,12 @@ async function findPartitioned(
     query.select,
     link ? keysetFields : [partitionField, ...keysetFields]
   )
-  const visible = await store.visible(params, query.filter, link)
+  const [visible, scopes] = await Promise.all([
+    store.visible(params, query.filter, link),
+    relationSortScopes(store, params, relations)
+  ])
+  const sortValues = scopes?.values ?? []
+  const sort = { relations, scopes, at: visible.values.length }
   // A keyset page's rows start at its cursor: its partitions' totals are counted apart, below.
   const totals = !!query.totalCount && !keyset
   const read = {
@@ -144,7 +195,8 @@ async function findPartitioned(
     partitionKey,
     order: orderSql(readTerms),
     totals,
-    condition
+    condition,
+    joinedValues: sortValues.length
   }
   const shape = [
     'partitioned',
@@ -154,11 +206,12 @@ async function findPartitioned(
     orderKey(readTerms),
     query.totalCount ? 'total' : '',
     condition ? `keyset ${condition.key}` : '',
-    visible.key
+    visible.key,
+    scopes?.key ?? ''
   ].join('|')
-  const values = [...visible.values, ...(condition?.values ?? []), offset, offset + limit + 1]
+  const values = [...visible.values, ...sortValues, ...(condition?.values ?? []), offset, offset + limit + 1]
   const rows = await store.run(params, shape, values, (bound) =>
-    store.statements.partitioned(store.knex(params), store.table(params), read, bound)
+    store.statements.partitioned(store.knex(params), sortedTable(store, params, sort, bound), read, bound)
   )
   const decode = store.decoder(fields)
   const { data, partitions } = partitionsOf(

@@ -18,6 +18,7 @@ import { ReadStatements, type Link } from '../query/read-statements'
 import { callerOf } from '../authorization/read-scope'
 import { relationScopes } from '../authorization/relation-scopes'
 import type { RelationScopes } from '../query/relation-filter'
+import { joinScopes, NO_JOIN_SCOPES, type JoinScopes } from '../query/relation-joins'
 import { ambientTransaction } from './transaction'
 import { StatementRunner } from './statement-runner'
 
@@ -119,6 +120,24 @@ export class ResourceStore {
     const scopeOf = (resource: ResolvedResource) =>
       this.relatedService(resource.name).readScope((caller ??= callerOf(params)))
     return relationScopes(roots, scopeOf, this.limits.maxRelationDepth)
+  }
+
+  /**
+   * What the caller may read of each resource joined to a statement (a `find` of it by the caller would see
+   * just that), parsed on its own table: see `applyRelationJoins`.
+   */
+  async joinScopes(params: ResourceParams, resources: ResolvedResource[]): Promise<JoinScopes> {
+    if (!resources.length) return NO_JOIN_SCOPES
+    let caller: ResourceParams | undefined
+    const parsed = await Promise.all(
+      resources.map(async (resource) => {
+        const scope = await this.relatedService(resource.name).readScope((caller ??= callerOf(params)))
+        const own = { resource, dialect: this.target.dialect, table: resource.table }
+        const pending = this.relationScopes(params, [[resource, scope]])
+        return parseFilter(own, scope, this.limits, pending && (await pending))
+      })
+    )
+    return joinScopes(parsed)
   }
 
   relatedService(name: string): ReadScopeSource {

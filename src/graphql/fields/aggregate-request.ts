@@ -3,6 +3,7 @@ import {
   getNamedType,
   isObjectType,
   type FieldNode,
+  type GraphQLField,
   type GraphQLObjectType,
   type GraphQLResolveInfo
 } from 'graphql'
@@ -59,6 +60,30 @@ function groupEntry(field: string, args: Record<string, unknown>): GroupByField 
 }
 
 /**
+ * The group keys a field selected under `groupBy` asks for: the field, or below a to-one relation
+ * (`todoItem { completed }`) each field selected in it, named by its dotted path (`todoItem.completed`).
+ */
+function addGroupKeys(
+  info: GraphQLResolveInfo,
+  definition: GraphQLField<unknown, unknown>,
+  nodes: readonly FieldNode[],
+  name: string,
+  groups: GroupByField[],
+  errors: FieldError[]
+) {
+  const type = getNamedType(definition.type)
+  if (!isObjectType(type)) {
+    const args = getArgumentValues(definition, nodes[0], info.variableValues)
+    return addGroup(groups, groupEntry(name, args), errors)
+  }
+  const fields = type.getFields()
+  for (const inner of selected(info, type, nodes)) {
+    const field = inner[0].name.value
+    addGroupKeys(info, fields[field], inner, `${name}.${field}`, groups, errors)
+  }
+}
+
+/**
  * The aggregate request a selection asks for: each field selected under `groupBy`, `count`, `sum`, `avg`,
  * `min`, `max` (through aliases and fragments), so that only what the client reads is computed. Group keys
  * keep the order of the selection, which is the order of the groups.
@@ -89,8 +114,7 @@ export function aggregateRequestOf(info: GraphQLResolveInfo): Omit<AggregateRequ
         if (!list.includes(field)) list.push(field)
         continue
       }
-      const args = getArgumentValues(fieldDefs[field], fieldNodes[0], info.variableValues)
-      addGroup((request.groupBy ??= []), groupEntry(field, args), errors)
+      addGroupKeys(info, fieldDefs[field], fieldNodes, field, (request.groupBy ??= []), errors)
     }
   }
   if (errors.length) throw badInput(errors)

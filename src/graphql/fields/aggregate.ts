@@ -20,6 +20,7 @@ import type {
 import type { ResourceRecord } from '../../model/records'
 import { aggregateRequestOf, selectsMember } from './aggregate-request'
 import { aggregatePagingType, aggregateSortType, havingInputType } from '../type/aggregate-inputs'
+import { sortKeyOf } from '../type/sort-input'
 import { aggregateResponseType, type AggregateResponseOptions } from '../type/aggregate-types'
 import type { GraphqlContext } from './context'
 import { filterInputType, filterIsRequired, toFilter } from '../type/filter-input'
@@ -74,8 +75,9 @@ export function argsRequest(
   const request: Pick<AggregateRequest, 'having' | 'sorting' | 'paging'> = {}
   if (args.having) request.having = args.having as AggregateRequest['having']
   if (Array.isArray(args.sorting) && args.sorting.length) {
-    request.sorting = args.sorting.map(({ field, aggregate, direction, nulls }: AggregateSortField) => ({
-      field,
+    type Entry = AggregateSortField & { path?: string | null }
+    request.sorting = args.sorting.map(({ field, path, aggregate, direction, nulls }: Entry, index) => ({
+      field: sortKeyOf({ field, path }, index),
       direction,
       ...(aggregate ? { aggregate } : {}),
       ...(nulls ? { nulls } : {})

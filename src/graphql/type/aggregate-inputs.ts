@@ -100,8 +100,9 @@ function aggregateSortFieldsType(types: GraphqlTypes, resource: ResolvedResource
 }
 
 /**
- * `<Resource>AggregateSort {field aggregate direction nulls}`: without `aggregate`, by the group key of
- * `field` (which must be grouped by); with it, by that aggregate of `field`.
+ * `<Resource>AggregateSort {field aggregate direction nulls path}`: without `aggregate`, by the group key of
+ * `field` (which must be grouped by), or of `path` for a related record's; with it, by that aggregate of
+ * `field`.
  */
 export function aggregateSortType(types: GraphqlTypes, resource: ResolvedResource) {
   const name = `${resource.name}AggregateSort`
@@ -111,13 +112,18 @@ export function aggregateSortType(types: GraphqlTypes, resource: ResolvedResourc
       new GraphQLInputObjectType({
         name,
         fields: {
-          field: { type: new GraphQLNonNull(aggregateSortFieldsType(types, resource)) },
+          field: { type: aggregateSortFieldsType(types, resource), description: 'A field (or give path).' },
           aggregate: {
             type: aggregateFunctionType(types),
             description: 'Order by this aggregate of the field; without it, by the field as a group key.'
           },
           direction: { type: new GraphQLNonNull(sortDirectionType(types)) },
-          nulls: { type: sortNullsType(types) }
+          nulls: { type: sortNullsType(types) },
+          path: {
+            type: GraphQLString,
+            description:
+              "Instead of field: a related record's group key by its dotted to-one relations, e.g. todoItem.completed."
+          }
         }
       })
   )

@@ -53,28 +53,80 @@ export interface AggregateResponseOptions {
   fill: boolean
 }
 
+/** A date group key's arguments: its bucket and time zone, and on root aggregates its fill. */
+function dateGroupArgs(types: GraphqlTypes, fill: boolean) {
+  return {
+    by: {
+      type: groupByBucketType(types),
+      defaultValue: 'DAY',
+      description:
+        'Group by the start of the hour, day, week, month, quarter or year, answered as an instant.'
+    },
+    timeZone: TIME_ZONE_ARG,
+    ...(fill ? { fill: { type: groupFillType(types) } } : {})
+  }
+}
+
+/** The to-one relations whose records' fields can be group keys (see `relationPath`). */
+const groupableRelations = (resource: ResolvedResource) =>
+  resource.one.filter(
+    (relation) => relation.filterable && relation.target.fields.some((field) => relatedGroupable(field))
+  )
+
+const relatedGroupable = (field: ResolvedField) => groupable(field) && !field.hidden
+
+/**
+ * The group keys of `resource`'s own fields (`fill` on its dates when `fill`), and of its to-one relations'
+ * records: `todoItem { completed }` groups by the related record's field, as far as `maxRelationDepth`.
+ */
+function groupKeyFields(
+  types: GraphqlTypes,
+  resource: ResolvedResource,
+  fields: ResolvedField[],
+  fill: boolean
+): GraphQLFieldConfigMap<unknown, unknown> {
+  const members: GraphQLFieldConfigMap<unknown, unknown> = {}
+  for (const field of fields) {
+    members[field.name] = { type: fieldScalar(types, field), description: field.description }
+    // Unlike nestjs-query's, relation aggregates take buckets and time zones too.
+    if (field.kind === 'date') members[field.name].args = dateGroupArgs(types, fill)
+  }
+  for (const relation of groupableRelations(resource)) {
+    if (members[relation.name]) continue
+    members[relation.name] = {
+      type: relatedGroupByType(types, relation.target),
+      description: `Group by fields of the related ${relation.target.name} (null where there is none the caller may read).`
+    }
+  }
+  return members
+}
+
+/**
+ * `<Resource>RelatedGroupBy`: the group keys of a related record, reached through a to-one relation. One type
+ * for root and relation aggregates, so its dates take `fill`, which relation aggregates refuse with a 400.
+ */
+function relatedGroupByType(types: GraphqlTypes, resource: ResolvedResource): GraphQLObjectType {
+  const name = `${resource.name}RelatedGroupBy`
+  return types.named(
+    name,
+    () =>
+      new GraphQLObjectType({
+        name,
+        fields: () => groupKeyFields(types, resource, resource.fields.filter(relatedGroupable), true)
+      })
+  )
+}
+
 function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: AggregateResponseOptions) {
   const name = `${options.prefix}AggregateGroupBy`
-  return types.named(name, () => {
-    const fields: GraphQLFieldConfigMap<unknown, unknown> = {}
-    for (const field of resource.fields.filter(groupable)) {
-      fields[field.name] = { type: fieldScalar(types, field), description: field.description }
-      // Unlike nestjs-query's, relation aggregates take buckets and time zones too.
-      if (field.kind === 'date') {
-        fields[field.name].args = {
-          by: {
-            type: groupByBucketType(types),
-            defaultValue: 'DAY',
-            description:
-              'Group by the start of the hour, day, week, month, quarter or year, answered as an instant.'
-          },
-          timeZone: TIME_ZONE_ARG,
-          ...(options.fill ? { fill: { type: groupFillType(types) } } : {})
-        }
-      }
-    }
-    return new GraphQLObjectType({ name, fields })
-  })
+  return types.named(
+    name,
+    () =>
+      new GraphQLObjectType({
+        name,
+        fields: () => groupKeyFields(types, resource, resource.fields.filter(groupable), options.fill)
+      })
+  )
 }
 
 /**
