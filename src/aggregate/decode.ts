@@ -5,9 +5,11 @@ import {
   isCounting,
   type AggregatePage,
   type AggregateResponse,
+  type AggregateValues,
   type PartitionedAggregates
 } from '../model/aggregate'
 import type { AggregatePlan } from './plan'
+import { earlierAlias, previousAlias, runningAlias } from './series'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
 
 type Row = Record<string, unknown>
@@ -64,6 +66,20 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
     if (column.hidden) continue
     const member = (response[column.fn] ??= {}) as Record<string, unknown>
     member[column.field.name] = decodeAggregate(column, row)
+  }
+  const { series } = plan
+  if (series) {
+    const values = (columns: AggregateColumn[], aliasOf: (alias: string) => string) => {
+      const answer: AggregateValues = {}
+      for (const column of columns) {
+        const member = (answer[column.fn] ??= {}) as Record<string, unknown>
+        member[column.field.name] = decodeAggregate({ ...column, alias: aliasOf(column.alias) }, row)
+      }
+      return answer
+    }
+    if (series.running.length) response.running = values(series.running, runningAlias)
+    if (series.previous.length) response.previous = values(series.previous, previousAlias)
+    if (series.periodAgo.length && series.period) response.periodAgo = values(series.periodAgo, earlierAlias)
   }
   return response
 }
