@@ -60,7 +60,11 @@ function back(value: string, by: Bucket, { months = 0, days = 0, hours = 0 }) {
   const [year, month, day = '01'] = date.split('-').map(Number) as number[]
   const moved = new Date(Date.UTC(year, month - 1 - months, Number(day) - days, Number(hour) - hours))
   const iso = moved.toISOString()
-  return by === 'HOUR' ? `${iso.slice(0, 10)} ${iso.slice(11, 13)}` : by === 'DAY' ? iso.slice(0, 10) : iso.slice(0, 7)
+  return by === 'HOUR'
+    ? `${iso.slice(0, 10)} ${iso.slice(11, 13)}`
+    : by === 'DAY'
+      ? iso.slice(0, 10)
+      : iso.slice(0, 7)
 }
 
 /** The expected answer for one group, computed from the seeded rows selected by `within`. */
@@ -124,7 +128,10 @@ forEachDatabase(
         `{ todoItemAggregate(${filter}) { groupBy { completed ${byDay} } ${VALUES} ${SERIES} } }`
       )
       const entries = data.todoItemAggregate
-      const groups = entries.map((entry: any) => [entry.groupBy.completed, label(entry.groupBy.created, 'DAY')])
+      const groups = entries.map((entry: any) => [
+        entry.groupBy.completed,
+        label(entry.groupBy.created, 'DAY')
+      ])
       const seeded = [...new Set(selected.map((item) => `${item.completed}|${label(item.created, 'DAY')}`))]
         .map((key) => key.split('|'))
         .map(([completed, day]) => [completed === 'true', day])
@@ -132,7 +139,11 @@ forEachDatabase(
       assert.deepEqual(groups, seeded, 'the groups with records, ordered by completed then day')
       for (const entry of entries) {
         const { groupBy, ...values } = entry
-        assert.deepEqual(values, expectDay(label(groupBy.created, 'DAY'), groupBy.completed), JSON.stringify(groupBy))
+        assert.deepEqual(
+          values,
+          expectDay(label(groupBy.created, 'DAY'), groupBy.completed),
+          JSON.stringify(groupBy)
+        )
       }
       // The 23-hour day: Sunday Mar 31 holds items 5 (00:30 CET) and 6 (10:20 CEST).
       const sunday = entries.filter((entry: any) => label(entry.groupBy.created, 'DAY') === '2024-03-31')
@@ -191,9 +202,14 @@ forEachDatabase(
         `{ todoItemAggregate(${filter}, sorting: [{field: priority, aggregate: SUM, direction: DESC}]) { groupBy { ${byDay} } ${VALUES} running { count { id } } } }`
       )
       const sums = data.todoItemAggregate.map((entry: any) => entry.sum.priority)
-      assert.deepEqual(sums, [...sums].sort((a, b) => b - a))
+      assert.deepEqual(
+        sums,
+        [...sums].sort((a, b) => b - a)
+      )
       for (const entry of data.todoItemAggregate) {
-        assert.deepEqual(entry.running, { count: expectDay(label(entry.groupBy.created, 'DAY')).running.count })
+        assert.deepEqual(entry.running, {
+          count: expectDay(label(entry.groupBy.created, 'DAY')).running.count
+        })
       }
     })
 
@@ -209,7 +225,9 @@ forEachDatabase(
         assert.deepEqual(values, expect(label(groupBy.created, 'HOUR')), label(groupBy.created, 'HOUR'))
       }
       // Mar 31 10:00 CEST against Mar 30 10:00 CET: 23 hours apart, item 4 in it.
-      const sunday = data.todoItemAggregate.find((entry: any) => label(entry.groupBy.created, 'HOUR') === '2024-03-31 10')
+      const sunday = data.todoItemAggregate.find(
+        (entry: any) => label(entry.groupBy.created, 'HOUR') === '2024-03-31 10'
+      )
       assert.equal(sunday.periodAgo.count.id, 1)
     })
 
@@ -296,24 +314,59 @@ forEachDatabase(
       await refuses({ groupBy: [{ field: 'completed' }], running: { count: ['id'] } }, 'running')
       await refuses(
         {
-          groupBy: [{ field: 'created', by: 'DAY' }, { field: 'updated', by: 'DAY' }],
+          groupBy: [
+            { field: 'created', by: 'DAY' },
+            { field: 'updated', by: 'DAY' }
+          ],
           previous: { count: ['id'] }
         },
         'previous',
         ranged
       )
-      await refuses({ groupBy: [{ field: 'created', by: 'MONTH' }], periodAgo: { period: 'WEEK', count: ['id'] } }, 'periodAgo.period', ranged)
-      await refuses({ groupBy: [{ field: 'created', by: 'WEEK' }], periodAgo: { period: 'MONTH', count: ['id'] } }, 'periodAgo.period', ranged)
+      await refuses(
+        { groupBy: [{ field: 'created', by: 'MONTH' }], periodAgo: { period: 'WEEK', count: ['id'] } },
+        'periodAgo.period',
+        ranged
+      )
+      await refuses(
+        { groupBy: [{ field: 'created', by: 'WEEK' }], periodAgo: { period: 'MONTH', count: ['id'] } },
+        'periodAgo.period',
+        ranged
+      )
       await refuses({ groupBy: [{ field: 'created', by: 'DAY' }], previous: { count: ['id'] } }, 'previous')
-      await refuses({ groupBy: [{ field: 'created', by: 'DAY' }], running: { avg: ['priority'] } }, 'running.avg', ranged)
-      await refuses({ groupBy: [{ field: 'created', by: 'DAY' }], running: { sum: ['title'] } }, 'running.sum.0', ranged)
+      await refuses(
+        { groupBy: [{ field: 'created', by: 'DAY' }], running: { avg: ['priority'] } },
+        'running.avg',
+        ranged
+      )
+      await refuses(
+        { groupBy: [{ field: 'created', by: 'DAY' }], running: { sum: ['title'] } },
+        'running.sum.0',
+        ranged
+      )
 
       const response = await graphql(
         env.server,
-        `{ todoItemAggregate { groupBy { completed } running { count { id } } } }`
+        `
+          {
+            todoItemAggregate {
+              groupBy {
+                completed
+              }
+              running {
+                count {
+                  id
+                }
+              }
+            }
+          }
+        `
       )
       assert.deepEqual(codes(response), ['BAD_USER_INPUT'])
-      const rest = await env.server.http('GET', '/todo-items/aggregate?groupBy=created:DAY&periodAgo=count.id')
+      const rest = await env.server.http(
+        'GET',
+        '/todo-items/aggregate?groupBy=created:DAY&periodAgo=count.id'
+      )
       assert.equal(rest.status, 400)
     })
   },

@@ -215,7 +215,10 @@ const numbersRows = (plan: AggregatePlan) =>
 const ordersItself = (plan: AggregatePlan, named: boolean) =>
   !named &&
   !plan.fill &&
-  !plan.series && !plan.having && !numbersRows(plan) && plan.order.every((term) => !term.nullable)
+  !plan.series &&
+  !plan.having &&
+  !numbersRows(plan) &&
+  plan.order.every((term) => !term.nullable)
 
 /**
  * Turns a planned aggregate into one statement over `builder` (which already holds the WHERE clause: scope,

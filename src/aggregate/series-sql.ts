@@ -32,13 +32,16 @@ function runningColumns(
     `OVER (${partition.length ? `PARTITION BY ${partition.map(() => '??').join(', ')} ` : ''}` +
     'ORDER BY ?? ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)'
   const window = (fn: string, column: string, alias: string) =>
-    knex.raw(`${fn}(??) ${over} AS ??`, [column, ...partition, `${CURRENT}.${series.group.alias}`, alias])
+    knex.raw(`${fn} ${over} AS ??`, [column, ...partition, `${CURRENT}.${series.group.alias}`, alias])
   for (const column of series.running) {
     const fn = column.fn === 'count' ? 'SUM' : column.fn.toUpperCase()
-    query.select(window(fn, `${CURRENT}.${column.alias}`, runningAlias(column.alias)))
+    query.select(window(`${fn}(??)`, `${CURRENT}.${column.alias}`, runningAlias(column.alias)))
     if (flagsOverflow(column)) {
-      const flag = overflowAlias(column.alias)
-      query.select(window('MAX', `${CURRENT}.${flag}`, overflowAlias(runningAlias(column.alias))))
+      // Overflowed so far: the flag is a boolean on PostgreSQL, which has no MAX of booleans.
+      const flag = `${CURRENT}.${overflowAlias(column.alias)}`
+      query.select(
+        window('MAX(CASE WHEN ?? THEN 1 ELSE 0 END)', flag, overflowAlias(runningAlias(column.alias)))
+      )
     }
   }
 }
@@ -54,7 +57,11 @@ function comparedColumns(
   [table, step]: [string, string],
   columns: AggregateColumn[],
   aliasOf: (alias: string) => string,
-  { group, others, flagsOverflow }: { group: GroupColumn; others: GroupColumn[]; flagsOverflow: FlagsOverflow }
+  {
+    group,
+    others,
+    flagsOverflow
+  }: { group: GroupColumn; others: GroupColumn[]; flagsOverflow: FlagsOverflow }
 ) {
   if (!columns.length) return
   query.leftJoin(`${buckets} as ${table}`, function () {
@@ -67,9 +74,7 @@ function comparedColumns(
   for (const column of columns) {
     const value = `${table}.${column.alias}`
     const alias = aliasOf(column.alias)
-    query.select(
-      knex.raw(isCounting(column.fn) ? 'COALESCE(??, 0) AS ??' : '?? AS ??', [value, alias])
-    )
+    query.select(knex.raw(isCounting(column.fn) ? 'COALESCE(??, 0) AS ??' : '?? AS ??', [value, alias]))
     if (flagsOverflow(column)) {
       query.select(knex.raw('?? AS ??', [`${table}.${overflowAlias(column.alias)}`, overflowAlias(alias)]))
     }

@@ -68,7 +68,7 @@ function aggregateParameters(resource: ResolvedResource): Record<string, TSchema
     running: list(
       'Over a date bucket: cumulative values of function.field (count, sum, min, max), comma-separated, e.g. count.id,sum.priority'
     ),
-    previous: list("Over a date bucket: function.field of the calendar-preceding bucket, e.g. count.id"),
+    previous: list('Over a date bucket: function.field of the calendar-preceding bucket, e.g. count.id'),
     periodAgo: list('Over a date bucket: function.field of the same bucket one period earlier (give period)'),
     period: Type.Optional(
       Type.String({ description: `With periodAgo: how far back, one of ${DATE_BUCKETS.join(', ')}` })

@@ -163,7 +163,7 @@ function seriesMembers(
         }
       },
       description:
-        'Over a date bucket: the aggregates of the same bucket one period earlier, in the time zone\'s calendar (an HOUR a DAY earlier is the same hour on the clock).'
+        "Over a date bucket: the aggregates of the same bucket one period earlier, in the time zone's calendar (an HOUR a DAY earlier is the same hour on the clock)."
     }
   }
 }
