@@ -230,7 +230,9 @@ const ordersItself = (plan: AggregatePlan, named: boolean) =>
  * With fill the grouped rows are joined to the series of buckets first. Relation pages and counted pages
  * number the rows with ROW_NUMBER() (per parent) and count them with COUNT(*) OVER (), and keep the page's
  * rows (and the first row, which carries the count even when the page is past the end). Without any of
- * those the grouped SELECT is mostly ordered and cut itself (`ordersItself`).
+ * those the grouped SELECT is mostly ordered and cut itself (`ordersItself`). Running values and compared
+ * buckets (`series-sql.ts`) are windowed and joined over the grouped (filled) rows before HAVING and the page,
+ * the grouped rows then written once as `WITH __fq_buckets AS (...)`.
  */
 export function compileAggregate(
   knex: Knex,
