@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { BadRequest } from '@feathersjs/errors'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
-import { clearTables, seedTodoItems } from './support/seed'
+import { createAggregateFixtureApp } from './support/aggregate-fixture-app'
+import { clearTables, seedSubTasks, seedTodoItems } from './support/seed'
 import { codes, graphql } from './support/graphql'
 import { parseCsv } from './support/csv'
 import { todoItemResource } from '../example/resources/todo-item'
@@ -100,22 +101,36 @@ const SERIES = `running { ${VALUES} } previous { ${VALUES} } periodAgo(period: W
 forEachDatabase(
   'Aggregates: running totals and period-over-period over date buckets',
   (env) => {
+    let parents: number[]
     before(async () => {
       await clearTables(env.server.db)
-      await seedTodoItems(
+      parents = await seedTodoItems(
         env.server.db,
         ITEMS.map((item, index) => ({ title: `t${index + 1}`, ...item }))
       )
+      // Sub-tasks of the first two items on the items' own instants: each parent's running count restarts.
+      await seedSubTasks(env.server.db, [
+        ...ITEMS.slice(0, 6).map((item, index) => ({
+          todoItemId: parents[0],
+          title: `a${index}`,
+          created: item.created
+        })),
+        ...ITEMS.slice(3, 9).map((item, index) => ({
+          todoItemId: parents[1],
+          title: `b${index}`,
+          created: item.created
+        }))
+      ])
     })
 
-    /** The query's data, checking that it ran in one statement. */
-    const query = async (document: string) => {
+    /** The query's data, checking that it ran in one statement (or `expected`). */
+    const query = async (document: string, expected = 1) => {
       let response: any
       const statements = await env.server.countStatements(async () => {
         response = await graphql(env.server, document)
       })
       assert.equal(response.errors, undefined, JSON.stringify(response.errors))
-      assert.equal(statements, 1, 'one statement per request')
+      assert.equal(statements, expected, 'one statement per request')
       return response.data
     }
     const filter = `filter: { created: { between: { lower: "${FROM}", upper: "${TO}" } } }`
@@ -252,6 +267,34 @@ forEachDatabase(
       assert.equal(data.todoItemAggregate[2].periodAgo.count.id, 0)
     })
 
+    it('answers per parent on relation aggregates, every parent in one statement', async () => {
+      const data = await query(
+        `{ todoItems(filter: { title: { in: ["t1", "t2", "t3"] } }, sorting: [{field: id, direction: ASC}]) { edges { node { id subTasksAggregate(${filter}) { groupBy { ${byDay} } count { id } running { count { id } } previous { count { id } } periodAgo(period: WEEK) { count { id } } } } } } }`,
+        2 // the parents, then one statement for every parent's aggregates
+      )
+      const nodes = data.todoItems.edges.map((edge: any) => edge.node)
+      const childrenOf = [ITEMS.slice(0, 6), ITEMS.slice(3, 9), []]
+      nodes.forEach((node: any, index: number) => {
+        const expect = oracle(childrenOf[index].filter(inRange(FROM, TO)), 'DAY', { days: 7 })
+        const days = [...new Set(childrenOf[index].map((item) => label(item.created, 'DAY')))].sort()
+        assert.deepEqual(
+          node.subTasksAggregate.map((entry: any) => label(entry.groupBy.created, 'DAY')),
+          days
+        )
+        for (const entry of node.subTasksAggregate) {
+          const { groupBy, ...values } = entry
+          const expected = expect(label(groupBy.created, 'DAY'))
+          const counts = {
+            count: expected.count,
+            running: { count: expected.running.count },
+            previous: { count: expected.previous.count },
+            periodAgo: { count: expected.periodAgo.count }
+          }
+          assert.deepEqual(values, counts, `parent ${index}`)
+        }
+      })
+    })
+
     it('answers the same over REST, as JSON and CSV columns, and through the service', async () => {
       const params =
         `fill=true&from=${FROM}&to=${TO}&groupBy=created:DAY&timeZone=${ZONE}` +
@@ -371,4 +414,84 @@ forEachDatabase(
     })
   },
   app
+)
+
+forEachDatabase(
+  'Aggregates: running totals and compared buckets see what authorize and defaultFilter let through',
+  (env) => {
+    /** Books published one a day in January 2026 (UTC); some another tenant's, unavailable or deleted. */
+    const BOOKS = Array.from({ length: 12 }, (_, index) => ({
+      id: index + 1,
+      libraryId: 1,
+      title: `Book ${index + 1}`,
+      pages: 100,
+      price: index + 1,
+      published: new Date(Date.UTC(2026, 0, 1 + Math.floor(index / 2))),
+      available: index % 5 !== 3,
+      tenant: index % 4 === 1 ? 'other' : 'acme',
+      shelf: null,
+      deletedAt: index === 6 ? new Date() : null
+    }))
+    const visible = BOOKS.filter((book) => book.available && book.tenant === 'acme' && !book.deletedAt)
+
+    before(async () => {
+      await env.server.db('libraries').insert([{ id: 1, name: 'North' }])
+      await env.server.db('books').insert(BOOKS)
+    })
+
+    it('counts only the visible books in the running, previous and week-earlier values', async () => {
+      const response = await graphql(
+        env.server,
+        `
+          {
+            bookAggregate(
+              filter: { published: { gte: "2026-01-01T00:00:00Z", lte: "2026-01-31T23:59:59Z" } }
+            ) {
+              groupBy {
+                published(by: DAY)
+              }
+              count {
+                id
+              }
+              running {
+                count {
+                  id
+                }
+                sum {
+                  price
+                }
+              }
+              previous {
+                count {
+                  id
+                }
+              }
+            }
+          }
+        `,
+        undefined,
+        { 'x-tenant': 'acme' }
+      )
+      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      const day = (time: Date | string) => new Date(time).toISOString().slice(0, 10)
+      const days = [...new Set(visible.map((book) => day(book.published)))].sort()
+      assert.deepEqual(
+        response.data.bookAggregate.map((entry: any) => day(entry.groupBy.published)),
+        days
+      )
+      for (const entry of response.data.bookAggregate) {
+        const current = day(entry.groupBy.published)
+        const before = new Date(Date.parse(current) - 86_400_000).toISOString().slice(0, 10)
+        const upTo = visible.filter((book) => day(book.published) <= current)
+        assert.deepEqual(entry.running, {
+          count: { id: upTo.length },
+          sum: { price: upTo.reduce((total, book) => total + book.price, 0) }
+        })
+        assert.deepEqual(entry.previous, {
+          count: { id: visible.filter((book) => day(book.published) === before).length }
+        })
+      }
+    })
+  },
+  createAggregateFixtureApp
 )
