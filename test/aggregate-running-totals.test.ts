@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { BadRequest } from '@feathersjs/errors'
+import { feathers } from '@feathersjs/feathers'
+import restClient from '@feathersjs/rest-client'
 import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { createAggregateFixtureApp } from './support/aggregate-fixture-app'
@@ -495,3 +497,44 @@ forEachDatabase(
   },
   createAggregateFixtureApp
 )
+
+forEachDatabase('Aggregates: running totals and compared buckets through a Feathers client', (env) => {
+  before(async () => {
+    await clearTables(env.server.db)
+    await seedTodoItems(
+      env.server.db,
+      ITEMS.map((item, index) => ({ title: `t${index + 1}`, ...item }))
+    )
+  })
+
+  it('answers the aggregate method over @feathersjs/rest-client, in one statement', async () => {
+    const client = feathers().configure(restClient(env.server.baseUrl).fetch(fetch))
+    const todos = client.service('todo-items').methods('aggregate')
+    let answer: any
+    const statements = await env.server.countStatements(async () => {
+      answer = await todos.aggregate(
+        {
+          groupBy: [{ field: 'completed' }, { field: 'created', by: 'DAY', timeZone: ZONE }],
+          count: ['id'],
+          running: { count: ['id'], sum: ['priority'] },
+          previous: { count: ['id'] },
+          periodAgo: { period: 'WEEK', sum: ['priority'] }
+        },
+        { query: { created: { $gte: FROM, $lte: TO } } }
+      )
+    })
+    assert.equal(statements, 1)
+    const expect = oracle(ITEMS.filter(inRange(FROM, TO)), 'DAY', { days: 7 })
+    assert.ok(answer.length > 0)
+    for (const entry of answer) {
+      const expected = expect(label(entry.groupBy.created, 'DAY'), entry.groupBy.completed)
+      assert.deepEqual(entry.running, expected.running)
+      assert.deepEqual(entry.previous, { count: expected.previous.count })
+      assert.deepEqual(entry.periodAgo, { sum: expected.periodAgo.sum })
+    }
+    await assert.rejects(
+      todos.aggregate({ groupBy: [{ field: 'completed' }], running: { count: ['id'] } }),
+      (error: any) => error.code === 400 && error.errors.some((entry: any) => entry.field === 'running')
+    )
+  })
+})
