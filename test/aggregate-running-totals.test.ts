@@ -230,6 +230,21 @@ forEachDatabase(
       }
     })
 
+    it('runs without a range: every month in UTC, no filter, per completed', async () => {
+      // No item lies near a month's end, so Berlin's month labels are UTC's too.
+      const data = await query(
+        `{ todoItemAggregate { groupBy { completed created(by: MONTH) } count { id } running { ${VALUES} } } }`
+      )
+      const expect = oracle(ITEMS, 'MONTH', { months: 12 })
+      const groups = new Set(ITEMS.map((item) => `${item.completed} ${label(item.created, 'MONTH')}`))
+      assert.equal(data.todoItemAggregate.length, groups.size)
+      for (const entry of data.todoItemAggregate) {
+        const expected = expect(label(entry.groupBy.created, 'MONTH'), entry.groupBy.completed)
+        assert.deepEqual(entry.count, expected.count)
+        assert.deepEqual(entry.running, expected.running)
+      }
+    })
+
     it('compares an HOUR with the same hour on the clock a day earlier, across the 23-hour day', async () => {
       const from = '2024-03-29T23:00:00.000Z'
       const to = '2024-04-01T21:59:59.999Z'
