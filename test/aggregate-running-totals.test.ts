@@ -428,6 +428,15 @@ forEachDatabase(
         '/todo-items/aggregate?groupBy=created:DAY&periodAgo=count.id'
       )
       assert.equal(rest.status, 400)
+      const period = await env.server.http(
+        'GET',
+        `/todo-items/aggregate?groupBy=created:MONTH&fill=true&from=${FROM}&to=${TO}&periodAgo=count.id&period=WEEK`
+      )
+      assert.equal(period.status, 400)
+      assert.deepEqual(
+        period.body.errors.map((entry: { field: string }) => entry.field),
+        ['period']
+      )
     })
   },
   app

@@ -191,7 +191,8 @@ function havingOf(value: unknown) {
 const PARAMETER_OF: Array<[RegExp, string]> = [
   [/^sorting\.(\d+)(\.\w+)?$/, 'sort.$1'],
   [/^paging\.(limit|offset)$/, '$1'],
-  [/^groupBy\.\d+\.(timeZone|fill)$/, '$1']
+  [/^groupBy\.\d+\.(timeZone|fill)$/, '$1'],
+  [/^periodAgo\.period$/, 'period']
 ]
 
 /** A 400 of the service, its fields named as this endpoint's parameters. */
