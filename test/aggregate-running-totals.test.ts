@@ -423,6 +423,12 @@ forEachDatabase(
         `
       )
       assert.deepEqual(codes(response), ['BAD_USER_INPUT'])
+      const twoPeriods = await graphql(
+        env.server,
+        `{ todoItemAggregate(${filter}) { groupBy { ${byDay} } week: periodAgo(period: WEEK) { count { id } } month: periodAgo(period: MONTH) { count { id } } } }`
+      )
+      assert.deepEqual(codes(twoPeriods), ['BAD_USER_INPUT'])
+      assert.match(JSON.stringify(twoPeriods.errors), /periodAgo\.period/)
       const rest = await env.server.http(
         'GET',
         '/todo-items/aggregate?groupBy=created:DAY&periodAgo=count.id'
