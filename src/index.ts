@@ -112,6 +112,9 @@ export type {
   AggregateRequest,
   AggregatePage,
   AggregateResponse,
+  AggregateSelection,
+  AggregateValues,
+  RunningSelection,
   PartitionedAggregates
 } from './model/aggregate'
 export type { FeathersQueryState } from './declarations'

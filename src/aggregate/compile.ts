@@ -23,6 +23,7 @@ import {
 } from './decode'
 import { groupKeys, type AggregatePlan } from './plan'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
+import { seriesRows } from './series-sql'
 
 const FUNCTION_SQL: Record<'count' | 'countDistinct' | 'min' | 'max', string> = {
   count: 'COUNT(??)',
@@ -39,6 +40,8 @@ const GROUPED = '__fq_grouped'
 const BUCKETED = '__fq_bucketed'
 const SERIES = '__fq_series'
 const RANKED = '__fq_ranked'
+/** With compared buckets: the named grouped rows, read once per bucket and again per compared bucket. */
+const BUCKETS = '__fq_buckets'
 
 function aggregateExpression(
   knex: Knex,
@@ -101,10 +104,13 @@ function groupedRows(
 
 /**
  * Whether a group's bucket start reaches decoding as a date (`YYYY-MM-DD`), which names it there. Not with a
- * fill: the groups are joined to its series of names, so they are named in SQL first.
+ * fill or compared buckets: the groups are joined to names, so they are named in SQL first.
  */
 const startIsDate = (buckets: DateBuckets, plan: AggregatePlan, group: GroupColumn) =>
-  group.bucket !== undefined && !plan.fill && buckets.startIsDate?.(group.bucket, group.zone ?? UTC) === true
+  group.bucket !== undefined &&
+  !plan.fill &&
+  !plan.series?.steps &&
+  buckets.startIsDate?.(group.bucket, group.zone ?? UTC) === true
 
 /** Whether a group's bucket is named in SQL after grouping (the database groups by the bucket's start). */
 const namedInSql = (buckets: DateBuckets, plan: AggregatePlan, group: GroupColumn) =>
@@ -207,7 +213,12 @@ const numbersRows = (plan: AggregatePlan) =>
  * sort.
  */
 const ordersItself = (plan: AggregatePlan, named: boolean) =>
-  !named && !plan.fill && !plan.having && !numbersRows(plan) && plan.order.every((term) => !term.nullable)
+  !named &&
+  !plan.fill &&
+  !plan.series &&
+  !plan.having &&
+  !numbersRows(plan) &&
+  plan.order.every((term) => !term.nullable)
 
 /**
  * Turns a planned aggregate into one statement over `builder` (which already holds the WHERE clause: scope,
@@ -219,7 +230,9 @@ const ordersItself = (plan: AggregatePlan, named: boolean) =>
  * With fill the grouped rows are joined to the series of buckets first. Relation pages and counted pages
  * number the rows with ROW_NUMBER() (per parent) and count them with COUNT(*) OVER (), and keep the page's
  * rows (and the first row, which carries the count even when the page is past the end). Without any of
- * those the grouped SELECT is mostly ordered and cut itself (`ordersItself`).
+ * those the grouped SELECT is mostly ordered and cut itself (`ordersItself`). Running values and compared
+ * buckets (`series-sql.ts`) are windowed and joined over the grouped (filled) rows before HAVING and the page,
+ * the grouped rows then written once as `WITH __fq_buckets AS (...)`.
  */
 export function compileAggregate(
   knex: Knex,
@@ -236,9 +249,17 @@ export function compileAggregate(
   if (ordersItself(plan, named)) {
     query = orderedPage(grouped, plan)
   } else {
-    let source = named ? namedBuckets(knex, grouped, target, buckets, plan) : grouped
+    const bucketRows = named ? namedBuckets(knex, grouped, target, buckets, plan) : grouped
+    // Compared buckets read the grouped rows up to three times: once written, as a common table.
+    const compared = plan.series?.steps !== undefined
+    let source = compared ? knex.select('*').from(BUCKETS) : bucketRows
     if (plan.fill) source = filledRows(knex, source, target, buckets, plan)
+    if (plan.series) {
+      const flags = (column: AggregateColumn) => flagsOverflow(target, column)
+      source = seriesRows(knex, source, target, plan, compared ? BUCKETS : undefined, flags)
+    }
     query = fromGroups(knex, source, plan, target, limits)
+    if (compared) query.with(BUCKETS, bucketRows)
   }
   plan.zones.forEach((zone, index) => {
     if (buckets.zoneUnknown)

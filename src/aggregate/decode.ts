@@ -5,9 +5,11 @@ import {
   isCounting,
   type AggregatePage,
   type AggregateResponse,
+  type AggregateValues,
   type PartitionedAggregates
 } from '../model/aggregate'
 import type { AggregatePlan } from './plan'
+import { earlierAlias, previousAlias, runningAlias } from './series'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
 
 type Row = Record<string, unknown>
@@ -37,7 +39,7 @@ export const overflowAlias = (alias: string) => `${alias}_overflowed`
  * average past the largest double has no number in JSON or GraphQL: SQLite answered Infinity and MariaDB 0,
  * so it is refused, the same on every database, rather than answered wrongly.
  */
-function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row) {
+function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row, path = '') {
   const value = row[alias]
   if (isCounting(fn)) return Number(value ?? 0)
   if (fn !== 'sum' && fn !== 'avg') return decodeValue(field.kind, value)
@@ -46,7 +48,7 @@ function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row) {
   if (!overflowed && (value === null || value === undefined)) return null
   const number = Number(value)
   if (overflowed || !Number.isFinite(number)) {
-    throw badField(`${fn}.${field.name}`, `is out of range: beyond ±${Number.MAX_VALUE}`)
+    throw badField(`${path}${fn}.${field.name}`, `is out of range: beyond ±${Number.MAX_VALUE}`)
   }
   return number
 }
@@ -76,6 +78,23 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
     if (column.hidden) continue
     const member = (response[column.fn] ??= {}) as Record<string, unknown>
     member[column.field.name] = decodeAggregate(column, row)
+  }
+  const { series } = plan
+  if (series) {
+    const values = (member: string, columns: AggregateColumn[], aliasOf: (alias: string) => string) => {
+      const answer: AggregateValues = {}
+      for (const column of columns) {
+        const byField = (answer[column.fn] ??= {}) as Record<string, unknown>
+        const aliased = { ...column, alias: aliasOf(column.alias) }
+        byField[column.field.name] = decodeAggregate(aliased, row, `${member}.`)
+      }
+      return answer
+    }
+    if (series.running.length) response.running = values('running', series.running, runningAlias)
+    if (series.previous.length) response.previous = values('previous', series.previous, previousAlias)
+    if (series.periodAgo.length && series.period) {
+      response.periodAgo = values('periodAgo', series.periodAgo, earlierAlias)
+    }
   }
   return response
 }

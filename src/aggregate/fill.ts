@@ -31,7 +31,7 @@ const instant = (value: unknown) =>
  * The range a filter allows a field, read from its comparisons on the field at the top level and inside
  * `and` (an `or` bounds nothing): gte, gt, eq, between, lte, lt; the tightest bound wins.
  */
-function filterBounds(filter: Filter | undefined, name: string, bounds: Bounds = {}): Bounds {
+export function filterBounds(filter: Filter | undefined, name: string, bounds: Bounds = {}): Bounds {
   if (!filter || typeof filter !== 'object') return bounds
   for (const member of Array.isArray(filter.and) ? filter.and : []) filterBounds(member, name, bounds)
   const comparison = filter[name] as Record<string, unknown> | undefined

@@ -14,6 +14,7 @@ import { RequestChecker } from './request-checker'
 import { planFill, type FillContext, type FillPlan } from './fill'
 import { planHaving, type HavingPlan } from './having'
 import { planOrder, type OrderTerm } from './order'
+import { planSeries, type SeriesPlan } from './series'
 
 export const PARTITION_ALIAS = '__fq_partition'
 const REQUEST_KEYS = new Set<string>([
@@ -23,6 +24,9 @@ const REQUEST_KEYS = new Set<string>([
   'sorting',
   'paging',
   'totalCount',
+  'running',
+  'previous',
+  'periodAgo',
   ...AGGREGATE_FUNCTIONS
 ])
 const NOTHING_SELECTED = 'No aggregate fields selected'
@@ -43,6 +47,8 @@ export interface AggregatePlan {
   paging?: AggregatePaging
   totalCount: boolean
   fill?: FillPlan
+  /** Running totals and period-over-period over the date bucket. */
+  series?: SeriesPlan
   /** The time zones other than UTC that buckets are computed in. */
   zones: string[]
   /** Most groups the statement may answer without paging. */
@@ -171,6 +177,7 @@ export function planAggregate(
     request.partitionBy === undefined ? undefined : check.field(request.partitionBy, 'partitionBy')
   if (partitionField && totalCount) check.problem('totalCount', 'is not available on relation aggregates')
   const fill = planFill(check, groups, context, partitionField !== undefined)
+  const series = planSeries(check, groups, request, context, fill)
 
   if (check.errors.length) throw badInput(check.errors)
   const aggregates = [
@@ -197,6 +204,7 @@ export function planAggregate(
     paging,
     totalCount,
     fill,
+    series,
     zones,
     maxGroups: context.maxGroups
   }

@@ -125,6 +125,11 @@ export interface DateBuckets {
   zoneUnknown?(zone: string): Knex.Raw
   /** The bucket names of a JSON array as a table of one column, `__fq_key`. */
   keyTable(keys: string): Knex.Raw
+  /**
+   * The compared buckets of a JSON array of `[name, previous, earlier]` triples as a table of the columns
+   * `__fq_key`, `__fq_previous` and `__fq_earlier` (null when no period is compared).
+   */
+  stepTable(steps: string): Knex.Raw
   /** Whether buckets in zones other than UTC need the plugin's SQLite function on the connection. */
   needsFunction?: boolean
 }

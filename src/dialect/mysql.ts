@@ -114,6 +114,11 @@ function dateBuckets(knex: Knex): DateBuckets {
       knex.raw(
         "(SELECT __fq_key FROM JSON_TABLE(?, '$[*]' COLUMNS (__fq_key VARCHAR(19) CHARACTER SET utf8mb4 PATH '$')) AS __fq_keys)",
         [keys]
+      ),
+    stepTable: (steps) =>
+      knex.raw(
+        "(SELECT __fq_key, __fq_previous, __fq_earlier FROM JSON_TABLE(?, '$[*]' COLUMNS (__fq_key VARCHAR(19) CHARACTER SET utf8mb4 PATH '$[0]', __fq_previous VARCHAR(19) CHARACTER SET utf8mb4 PATH '$[1]', __fq_earlier VARCHAR(19) CHARACTER SET utf8mb4 PATH '$[2]')) AS __fq_steps)",
+        [steps]
       )
   }
 }

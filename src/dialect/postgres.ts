@@ -63,7 +63,12 @@ function dateBuckets(knex: Knex): DateBuckets {
       ])
     },
     nameAfterGrouping: (start) => knex.raw(`to_char(??, ${KEY_FORMAT})`, [start]),
-    keyTable: (keys) => knex.raw('(SELECT value AS __fq_key FROM json_array_elements_text(?::json))', [keys])
+    keyTable: (keys) => knex.raw('(SELECT value AS __fq_key FROM json_array_elements_text(?::json))', [keys]),
+    stepTable: (steps) =>
+      knex.raw(
+        '(SELECT value->>0 AS __fq_key, value->>1 AS __fq_previous, value->>2 AS __fq_earlier FROM json_array_elements(?::json))',
+        [steps]
+      )
   }
 }
 

@@ -105,6 +105,11 @@ function dateBuckets(knex: Knex): DateBuckets {
     },
     startIsDate: wholeDaysInUtc,
     keyTable: (keys) => knex.raw('(SELECT value AS __fq_key FROM json_each(?))', [keys]),
+    stepTable: (steps) =>
+      knex.raw(
+        "(SELECT json_extract(value, '$[0]') AS __fq_key, json_extract(value, '$[1]') AS __fq_previous, json_extract(value, '$[2]') AS __fq_earlier FROM json_each(?))",
+        [steps]
+      ),
     needsFunction: zones.needsFunction
   }
 }

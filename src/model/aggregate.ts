@@ -71,7 +71,23 @@ export interface AggregateRequest {
   totalCount?: boolean
   /** Aggregate per distinct value of this field (relation aggregates for many parents in one statement). */
   partitionBy?: string
+  /** Over a date bucket: each group's cumulative count, sum, min or max from the first bucket on. */
+  running?: RunningSelection
+  /** Over a date bucket: the same aggregates of the calendar-preceding bucket (0 / null when it had none). */
+  previous?: AggregateSelection
+  /** Over a date bucket: the same aggregates of the same bucket one `period` earlier (a DAY a WEEK earlier). */
+  periodAgo?: AggregateSelection & { period: DateBucket }
 }
+
+/** Which aggregates of which fields, as in a request's `count`, `sum`, ... lists. */
+export type AggregateSelection = Partial<Record<AggregateFunction, string[]>>
+
+/** The functions whose running form is meaningful: a sum of counts, of sums, the least and greatest so far. */
+export type RunningFunction = 'count' | 'sum' | 'min' | 'max'
+
+export const RUNNING_FUNCTIONS: RunningFunction[] = ['count', 'sum', 'min', 'max']
+
+export type RunningSelection = Partial<Record<RunningFunction, string[]>>
 
 /** One page of groups: `aggregate` answers this when the request has `paging`. */
 export interface AggregatePage {
@@ -90,7 +106,16 @@ export interface AggregateResponse {
   avg?: Record<string, number | null>
   min?: Record<string, unknown>
   max?: Record<string, unknown>
+  /** With `running` in the request: the cumulative values up to and including this bucket. */
+  running?: AggregateValues
+  /** With `previous` in the request: the values of the calendar-preceding bucket. */
+  previous?: AggregateValues
+  /** With `periodAgo` in the request: the values of the same bucket one period earlier. */
+  periodAgo?: AggregateValues
 }
+
+/** The aggregates of one group without its keys: what `running`, `previous` and `periodAgo` answer. */
+export type AggregateValues = Omit<AggregateResponse, 'groupBy' | 'running' | 'previous' | 'periodAgo'>
 
 /**
  * The result of an aggregate with `partitionBy`: the responses of each partition key that has matching

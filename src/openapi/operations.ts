@@ -138,7 +138,11 @@ function aggregatePageSchema(): SchemaObject {
         items: {
           type: 'object',
           properties: Object.fromEntries(
-            ['groupBy', 'count', 'countDistinct', 'sum', 'avg', 'min', 'max'].map((m) => [m, members])
+            [
+              ...['groupBy', 'count', 'countDistinct', 'sum', 'avg', 'min', 'max'],
+              // Over a date bucket: the running values and the compared buckets' aggregates, by function.
+              ...['running', 'previous', 'periodAgo']
+            ].map((m) => [m, members])
           )
         }
       },

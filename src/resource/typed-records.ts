@@ -1,6 +1,6 @@
 import type { Paginated, Query } from '@feathersjs/feathers'
 import type { FieldComparison } from '../model/query'
-import type { AggregateRequest, AggregateSortField, GroupByField } from '../model/aggregate'
+import type { AggregateRequest, AggregateSortField, DateBucket, GroupByField } from '../model/aggregate'
 import type { Page, PartitionedPages } from '../model/page'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import type { FactsOf } from './annotations'
@@ -184,6 +184,16 @@ export type HavingOf<D extends ResourceDefinition> = {
   max?: { [K in OrderedField<D>]?: FieldComparison }
 }
 
+/** The fields of `previous` and `periodAgo`, each under the functions that apply to it (as the request's lists). */
+type SelectionOf<D extends ResourceDefinition> = {
+  count?: FilterableFieldOf<D>[]
+  countDistinct?: ValueField<D>[]
+  sum?: NumericField<D>[]
+  avg?: NumericField<D>[]
+  min?: OrderedField<D>[]
+  max?: OrderedField<D>[]
+}
+
 /**
  * An aggregate request whose field names are the resource's, each where its function applies. `Having` is
  * for the service's own signatures, which must stay assignable to `AggregateRequest`: TypeScript cannot tell
@@ -205,6 +215,9 @@ export type AggregateRequestOf<D extends ResourceDefinition, Having = HavingOf<D
           | 'having'
           | 'sorting'
           | 'partitionBy'
+          | 'running'
+          | 'previous'
+          | 'periodAgo'
         > & {
           groupBy?: Array<GroupByField & { field: GroupField<D> }>
           count?: FilterableFieldOf<D>[]
@@ -216,6 +229,9 @@ export type AggregateRequestOf<D extends ResourceDefinition, Having = HavingOf<D
           having?: Having
           sorting?: Array<AggregateSortField & { field: AggregateField<D> }>
           partitionBy?: AggregateField<D>
+          running?: Pick<SelectionOf<D>, 'count' | 'sum' | 'min' | 'max'>
+          previous?: SelectionOf<D>
+          periodAgo?: SelectionOf<D> & { period: DateBucket }
         }
       >
 

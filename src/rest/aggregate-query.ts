@@ -66,6 +66,14 @@ function aggregateParameters(resource: ResolvedResource): Record<string, TSchema
       Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Groups to skip' })
     ),
     totalCount: Type.Optional(Type.Boolean({ description: 'With limit or offset: count every group' })),
+    running: list(
+      'Over a date bucket: cumulative values of function.field (count, sum, min, max), comma-separated, e.g. count.id,sum.priority'
+    ),
+    previous: list('Over a date bucket: function.field of the calendar-preceding bucket, e.g. count.id'),
+    periodAgo: list('Over a date bucket: function.field of the same bucket one period earlier (give period)'),
+    period: Type.Optional(
+      Type.String({ description: `With periodAgo: how far back, one of ${DATE_BUCKETS.join(', ')}` })
+    ),
     format: Type.Optional(
       Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'json (default) or csv' })
     )
@@ -155,6 +163,29 @@ function sortingOf(value: unknown): AggregateSortField[] {
   })
 }
 
+/** `count.id,sum.priority` as `{count: ['id'], sum: ['priority']}` (the plan names an unknown function). */
+function selectionOf(value: unknown) {
+  const selection: Record<string, string[]> = {}
+  for (const entry of split(value)) {
+    const dot = entry.indexOf('.')
+    const [fn, field] = dot < 0 ? [entry, ''] : [entry.slice(0, dot), entry.slice(dot + 1)]
+    ;(selection[fn] ??= []).push(field)
+  }
+  return selection
+}
+
+/** `running`, `previous`, `periodAgo` with `period`: the request's series. */
+function seriesOf(query: Record<string, unknown>, request: AggregateRequest) {
+  if (query.running !== undefined) request.running = selectionOf(query.running)
+  if (query.previous !== undefined) request.previous = selectionOf(query.previous)
+  if (query.periodAgo !== undefined || query.period !== undefined) {
+    if (query.periodAgo === undefined) throw badField('period', 'applies with periodAgo')
+    const period = (query.period as string | undefined)?.toUpperCase() as DateBucket
+    if (period === undefined) throw badField('period', 'is required with periodAgo')
+    request.periodAgo = { ...selectionOf(query.periodAgo), period }
+  }
+}
+
 function havingOf(value: unknown) {
   if (value === undefined) return undefined
   try {
@@ -168,7 +199,8 @@ function havingOf(value: unknown) {
 const PARAMETER_OF: Array<[RegExp, string]> = [
   [/^sorting\.(\d+)(\.\w+)?$/, 'sort.$1'],
   [/^paging\.(limit|offset)$/, '$1'],
-  [/^groupBy\.\d+\.(timeZone|fill)$/, '$1']
+  [/^groupBy\.\d+\.(timeZone|fill)$/, '$1'],
+  [/^periodAgo\.period$/, 'period']
 ]
 
 /** A 400 of the service, its fields named as this endpoint's parameters. */
@@ -213,6 +245,7 @@ export function aggregateQueryParser(resource: ResolvedResource) {
       if (query.limit !== undefined) request.paging.limit = query.limit as number
     }
     if (query.totalCount !== undefined) request.totalCount = query.totalCount as boolean
+    seriesOf(query, request)
     return { request, filter, format: (query.format as 'json' | 'csv') ?? 'json' }
   }
 }

@@ -9,6 +9,7 @@ import {
   AGGREGATE_FUNCTIONS,
   type AggregatePage,
   type AggregateRequest,
+  type AggregateSelection,
   type AggregateResponse
 } from '../model/aggregate'
 import { restParams } from './params'
@@ -18,11 +19,20 @@ export function aggregatePath(resource: ResolvedResource) {
   return `/${resource.basePath}/aggregate`
 }
 
-/** The CSV columns of a request: `groupBy.<field>` for each group key, then `<function>.<field>`. */
+/**
+ * The CSV columns of a request: `groupBy.<field>` for each group key, then `<function>.<field>`, then
+ * `running.<function>.<field>`, `previous.…` and `periodAgo.…`. Field names hold no dots.
+ */
 function csvColumns(request: AggregateRequest) {
   const columns = (request.groupBy ?? []).map((group) => `groupBy.${group.field}`)
-  for (const fn of AGGREGATE_FUNCTIONS) {
-    for (const field of new Set(request[fn] ?? [])) columns.push(`${fn}.${field}`)
+  const values = (prefix: string, selection: AggregateSelection) => {
+    for (const fn of AGGREGATE_FUNCTIONS) {
+      for (const field of new Set(selection[fn] ?? [])) columns.push(`${prefix}${fn}.${field}`)
+    }
+  }
+  values('', request)
+  for (const member of ['running', 'previous', 'periodAgo'] as const) {
+    if (request[member]) values(`${member}.`, request[member])
   }
   return columns
 }
@@ -31,11 +41,8 @@ function csvOf(request: AggregateRequest, responses: AggregateResponse[]) {
   const columns = csvColumns(request)
   const rows = responses.map((response) =>
     columns.map((column) => {
-      const [member, field] = column.split(/\.(.*)/) as [keyof AggregateResponse, string]
-      // A related record's group key is nested under its relations (`groupBy.todoItem.completed`).
-      const path = member === 'groupBy' ? field.split('.') : [field]
-      let value: unknown = response[member]
-      for (const key of path) value = (value as Record<string, unknown> | undefined)?.[key]
+      let value: unknown = response
+      for (const key of column.split('.')) value = (value as Record<string, unknown> | undefined)?.[key]
       return value ?? null
     })
   )

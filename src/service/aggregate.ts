@@ -109,7 +109,9 @@ export async function aggregateRecords(
     // a fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
     // from call to call of one dashboard's aggregate, so they are bound into a statement compiled once.
     const fillKeys = plan.fill ? JSON.stringify(plan.fill.keys) : ''
-    const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}|${scopes.key}`
+    // Compared buckets bind their steps, which the filter's bounds give, like a fill's series.
+    const steps = plan.series?.steps ? JSON.stringify(plan.series.steps) : ''
+    const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${steps}|${withoutGroupIndexes}|${visible.key}|${scopes.key}`
     rows = await store.run(params, shape, values, compile)
   }
   if (refusals && exceedsGroups(plan, rows)) refusals.count++

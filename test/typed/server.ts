@@ -152,11 +152,22 @@ export async function typedAggregates(app: Application) {
   const more: boolean = page.hasNextPage
   // @ts-expect-error: sum applies to numeric fields
   await tasks.aggregate({ sum: ['title'] })
+  const series = await tasks.aggregate({
+    groupBy: [{ field: 'due', by: 'DAY' }],
+    running: { count: ['id'], sum: ['priority'] },
+    previous: { count: ['id'] },
+    periodAgo: { period: 'WEEK', max: ['title'] }
+  })
+  const runningCount: number | undefined = series[0]?.running?.count?.id
+  // @ts-expect-error: a running sum applies to numeric fields
+  await tasks.aggregate({ groupBy: [{ field: 'due', by: 'DAY' }], running: { sum: ['title'] } })
+  // @ts-expect-error: averages have no running form
+  await tasks.aggregate({ groupBy: [{ field: 'due', by: 'DAY' }], running: { avg: ['priority'] } })
   // @ts-expect-error: notes is neither filterable nor groupBy
   await tasks.aggregate({ groupBy: [{ field: 'notes' }] })
   // @ts-expect-error: a filterOnly field's values are never given away
   await tasks.aggregate({ max: ['tenant'] })
-  return [counted, more]
+  return [counted, more, runningCount]
 }
 
 /** The untyped service (the plugin's own routes call it so) takes the query model and answers as before. */

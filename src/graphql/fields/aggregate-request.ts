@@ -23,6 +23,39 @@ import {
 type Member = 'groupBy' | AggregateFunction
 
 const MEMBERS = new Set<string>(['groupBy', ...AGGREGATE_FUNCTIONS])
+const SERIES = new Set<string>(['running', 'previous', 'periodAgo'])
+
+/** `running { count { id } }`, `previous {...}`, `periodAgo(period: YEAR) {...}`: their lists, one period per query. */
+function addSeries(
+  info: GraphQLResolveInfo,
+  responseType: GraphQLObjectType,
+  memberNodes: readonly FieldNode[],
+  request: Omit<AggregateRequest, 'partitionBy'>,
+  errors: FieldError[]
+) {
+  const member = memberNodes[0].name.value as 'running' | 'previous' | 'periodAgo'
+  const fieldDef = responseType.getFields()[member]
+  const seriesType = getNamedType(fieldDef.type) as GraphQLObjectType
+  const selection = (request[member] ??= {} as never) as Record<string, unknown>
+  if (member === 'periodAgo') {
+    for (const node of memberNodes) {
+      const { period } = getArgumentValues(fieldDef, node, info.variableValues)
+      if (selection.period !== undefined && selection.period !== period) {
+        errors.push({ field: 'periodAgo.period', message: 'compares one period per query' })
+      }
+      selection.period = period
+    }
+  }
+  for (const fnNodes of selected(info, seriesType, memberNodes)) {
+    const fn = fnNodes[0].name.value
+    const fnType = getNamedType(seriesType.getFields()[fn].type) as GraphQLObjectType
+    const list = (selection[fn] ??= []) as string[]
+    for (const fieldNodes of selected(info, fnType, fnNodes)) {
+      const field = fieldNodes[0].name.value
+      if (!list.includes(field)) list.push(field)
+    }
+  }
+}
 
 /** The fields selected below `nodes` on `type`, by response key (alias or name); `__typename` left out. */
 function selected(info: GraphQLResolveInfo, type: GraphQLObjectType, nodes: readonly FieldNode[]) {
@@ -104,6 +137,10 @@ export function aggregateRequestOf(info: GraphQLResolveInfo): Omit<AggregateRequ
   const errors: FieldError[] = []
   for (const memberNodes of nodes.length ? selected(info, responseType, nodes) : []) {
     const member = memberNodes[0].name.value as Member
+    if (SERIES.has(member)) {
+      addSeries(info, responseType, memberNodes, request, errors)
+      continue
+    }
     if (!MEMBERS.has(member)) continue
     const memberType = getNamedType(responseType.getFields()[member].type) as GraphQLObjectType
     const fieldDefs = memberType.getFields()

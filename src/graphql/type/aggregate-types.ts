@@ -1,5 +1,6 @@
 import {
   GraphQLEnumType,
+  GraphQLNonNull,
   GraphQLFloat,
   GraphQLInt,
   GraphQLObjectType,
@@ -7,7 +8,7 @@ import {
   type GraphQLOutputType
 } from 'graphql'
 import type { ResolvedField, ResolvedResource } from '../../resource/resolved'
-import { DATE_BUCKETS, type AggregateFunction } from '../../model/aggregate'
+import { DATE_BUCKETS, RUNNING_FUNCTIONS, type AggregateFunction } from '../../model/aggregate'
 import { groupable, unsupported } from '../../aggregate/request-checker'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
@@ -172,6 +173,49 @@ export function aggregateResponseType(
       members.min = { type: membersType(`${prefix}MinAggregate`, ordered, own) }
       members.max = { type: membersType(`${prefix}MaxAggregate`, ordered, own) }
     }
+    if (resource.fields.some((field) => field.kind === 'date' && groupable(field))) {
+      Object.assign(members, seriesMembers(types, prefix, members))
+    }
     return new GraphQLObjectType({ name, fields: members })
   })
+}
+
+/**
+ * `running`, `previous` and `periodAgo(period)` over a date bucket: the cumulative values of count, sum, min
+ * and max, and every aggregate of the calendar-preceding bucket and of the same bucket a period earlier,
+ * with the member types of the bucket's own aggregates.
+ */
+function seriesMembers(
+  types: GraphqlTypes,
+  prefix: string,
+  members: GraphQLFieldConfigMap<unknown, unknown>
+): GraphQLFieldConfigMap<unknown, unknown> {
+  const values = Object.fromEntries(Object.entries(members).filter(([member]) => member !== 'groupBy'))
+  const running = Object.fromEntries(
+    Object.entries(values).filter(([member]) => (RUNNING_FUNCTIONS as string[]).includes(member))
+  )
+  const period = new GraphQLObjectType({ name: `${prefix}AggregatePeriod`, fields: values })
+  return {
+    running: {
+      type: new GraphQLObjectType({ name: `${prefix}AggregateRunning`, fields: running }),
+      description:
+        'Over a date bucket: the cumulative values from the first bucket through this one, restarting for each value of the other group keys.'
+    },
+    previous: {
+      type: period,
+      description:
+        'Over a date bucket: the aggregates of the calendar-preceding bucket (0 / null when it has no records). Needs a range: a filter on the date with gte and lte, or fill.'
+    },
+    periodAgo: {
+      type: period,
+      args: {
+        period: {
+          type: new GraphQLNonNull(groupByBucketType(types)),
+          description: 'How far back: a period longer than the bucket (for weeks, YEAR: 52 weeks).'
+        }
+      },
+      description:
+        "Over a date bucket: the aggregates of the same bucket one period earlier, in the time zone's calendar (an HOUR a DAY earlier is the same hour on the clock)."
+    }
+  }
 }
