@@ -68,14 +68,19 @@ export function comparablePeriod(bucket: DateBucket, period: DateBucket, order: 
   return bucket !== 'WEEK' || period === 'YEAR'
 }
 
-/** One bucket of a compared series: its name, its previous bucket's and its period-earlier bucket's. */
-export type BucketStep = [key: string, previous: string, earlier: string | null]
+/**
+ * One bucket of a compared series: its name, its previous bucket's and its period-earlier bucket's; null where
+ * that bucket lies outside the range, whose records the request did not read.
+ */
+export type BucketStep = [key: string, previous: string | null, earlier: string | null]
 
-/** The steps of the buckets named `keys` (starts, `YYYY-MM-DDTHH:MM:SS` in UTC). */
+/** The steps of the buckets named `keys` (starts, `YYYY-MM-DDTHH:MM:SS` in UTC), the range compared. */
 export function bucketSteps(keys: string[], bucket: DateBucket, zone: string, period?: DateBucket) {
+  const range = new Set(keys)
+  const within = (key: string) => (range.has(key) ? key : null)
   return keys.map((key): BucketStep => {
     const start = Date.parse(`${key}Z`)
-    const earlier = period ? bucketKey(bucketPeriodEarlier(start, bucket, period, zone)) : null
-    return [key, bucketKey(previousBucket(start, bucket, zone)), earlier]
+    const earlier = period ? within(bucketKey(bucketPeriodEarlier(start, bucket, period, zone))) : null
+    return [key, within(bucketKey(previousBucket(start, bucket, zone))), earlier]
   })
 }

@@ -9,7 +9,7 @@ import {
   type PartitionedAggregates
 } from '../model/aggregate'
 import type { AggregatePlan } from './plan'
-import { earlierAlias, previousAlias, runningAlias } from './series'
+import { earlierAlias, previousAlias, runningAlias, stepAlias } from './series'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
 
 type Row = Record<string, unknown>
@@ -91,9 +91,13 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
       return answer
     }
     if (series.running.length) response.running = values('running', series.running, runningAlias)
-    if (series.previous.length) response.previous = values('previous', series.previous, previousAlias)
+    // A compared bucket outside the range was not read: its values are unknown, not zero.
+    const read = (step: string) => row[stepAlias(step)] !== null && row[stepAlias(step)] !== undefined
+    if (series.previous.length) {
+      response.previous = read('__fq_previous') ? values('previous', series.previous, previousAlias) : null
+    }
     if (series.periodAgo.length && series.period) {
-      response.periodAgo = values('periodAgo', series.periodAgo, earlierAlias)
+      response.periodAgo = read('__fq_earlier') ? values('periodAgo', series.periodAgo, earlierAlias) : null
     }
   }
   return response

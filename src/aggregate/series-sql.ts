@@ -4,7 +4,7 @@ import { isCounting } from '../model/aggregate'
 import { overflowAlias } from './decode'
 import { groupKeys, type AggregatePlan } from './plan'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
-import { earlierAlias, previousAlias, runningAlias } from './series'
+import { earlierAlias, previousAlias, runningAlias, stepAlias } from './series'
 
 const CURRENT = '__fq_current'
 const STEPS = '__fq_steps'
@@ -48,7 +48,8 @@ function runningColumns(
 
 /**
  * The aggregates of the bucket a step names (`__fq_previous` or `__fq_earlier`) in the same group: the
- * grouped rows joined again, by name and by the other keys (NULL matching NULL); none found counts 0.
+ * grouped rows joined again, by name and by the other keys (NULL matching NULL); none found counts 0. The step's
+ * name is answered too: none (a bucket outside the range, whose records were not read) makes the member null.
  */
 function comparedColumns(
   knex: Knex,
@@ -64,6 +65,7 @@ function comparedColumns(
   }: { group: GroupColumn; others: GroupColumn[]; flagsOverflow: FlagsOverflow }
 ) {
   if (!columns.length) return
+  query.select(knex.raw('?? AS ??', [`${STEPS}.${step}`, stepAlias(step)]))
   query.leftJoin(`${buckets} as ${table}`, function () {
     this.on(`${table}.${group.alias}`, '=', `${STEPS}.${step}`)
     for (const other of others) {

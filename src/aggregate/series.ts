@@ -141,3 +141,5 @@ export function planSeries(
 export const runningAlias = (alias: string) => `${alias}_running`
 export const previousAlias = (alias: string) => `${alias}_previous`
 export const earlierAlias = (alias: string) => `${alias}_earlier`
+/** The name of the bucket a step compares with (`__fq_previous` or `__fq_earlier`), null outside the range. */
+export const stepAlias = (step: string) => `${step}_step`

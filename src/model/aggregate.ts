@@ -108,10 +108,13 @@ export interface AggregateResponse {
   max?: Record<string, unknown>
   /** With `running` in the request: the cumulative values up to and including this bucket. */
   running?: AggregateValues
-  /** With `previous` in the request: the values of the calendar-preceding bucket. */
-  previous?: AggregateValues
-  /** With `periodAgo` in the request: the values of the same bucket one period earlier. */
-  periodAgo?: AggregateValues
+  /**
+   * With `previous` in the request: the values of the calendar-preceding bucket; null when that bucket lies
+   * outside the range the filter (or fill) spans, whose records the request did not read.
+   */
+  previous?: AggregateValues | null
+  /** With `periodAgo` in the request: the values of the same bucket one period earlier (null as `previous`). */
+  periodAgo?: AggregateValues | null
 }
 
 /** The aggregates of one group without its keys: what `running`, `previous` and `periodAgo` answer. */
