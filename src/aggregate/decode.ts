@@ -3,6 +3,7 @@ import { decodeValue } from '../resource/codec'
 import { matchesFilter } from '../query/match-filter'
 import {
   isCounting,
+  isStatistical,
   type AggregatePage,
   type AggregateResponse,
   type PartitionedAggregates
@@ -40,7 +41,7 @@ export const overflowAlias = (alias: string) => `${alias}_overflowed`
 function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row) {
   const value = row[alias]
   if (isCounting(fn)) return Number(value ?? 0)
-  if (fn !== 'sum' && fn !== 'avg') return decodeValue(field.kind, value)
+  if (fn !== 'sum' && fn !== 'avg' && !isStatistical(fn)) return decodeValue(field.kind, value)
   // PostgreSQL answers NULL for a sum that overflowed, and says so in the overflow column (true).
   const overflowed = Number(row[overflowAlias(alias)] ?? 0) === 1
   if (!overflowed && (value === null || value === undefined)) return null

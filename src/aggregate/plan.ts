@@ -145,7 +145,7 @@ export function planAggregate(
   context: PlanContext
 ): AggregatePlan {
   if (!request || typeof request !== 'object' || Array.isArray(request)) {
-    throw badField('aggregate', 'must be an object of groupBy, count, sum, avg, min, max')
+    throw badField('aggregate', `must be an object of groupBy, ${AGGREGATE_FUNCTIONS.join(', ')}`)
   }
   const check = new RequestChecker(resource, request)
   for (const key of Object.keys(request)) {

@@ -1,7 +1,7 @@
 import type { FieldError } from '../common/errors'
 import { isNumericKind } from '../resource/field-kind'
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
-import type { AggregateFunction, AggregateRequest } from '../model/aggregate'
+import { isStatistical, type AggregateFunction, type AggregateRequest } from '../model/aggregate'
 import type { AggregateColumn } from './plan-columns'
 
 const FILTER_ONLY = 'is filterOnly: it can be filtered on, never read'
@@ -15,7 +15,7 @@ export function unsupported(fn: AggregateFunction, field: ResolvedField): string
   // The spec: non-filterable fields are absent from aggregates (groupBy-only audit columns included).
   if (!field.filterable) return `${field.name} cannot be aggregated`
   if (fn !== 'count' && field.filterOnly) return `${field.name} ${FILTER_ONLY}`
-  if ((fn === 'sum' || fn === 'avg') && !isNumericKind(field.kind))
+  if ((fn === 'sum' || fn === 'avg' || isStatistical(fn)) && !isNumericKind(field.kind))
     return `${fn} applies to numeric fields only`
   if ((fn === 'min' || fn === 'max') && field.kind === 'boolean') return `${fn} does not apply to booleans`
   return undefined

@@ -138,6 +138,17 @@ export function mysqlDialect(knex: Knex): Dialect {
     // mysql2 answers [rows, fields].
     rawRows: (result) => (result as [Rows, unknown])[0],
     dateBuckets: dateBuckets(knex),
+    // MariaDB updates variances one value at a time (Welford); its PERCENTILE_CONT is a window function only,
+    // so the median is computed in plain SQL. `+ 0E0` makes integers doubles, as AVG's does.
+    statistics: {
+      native: {
+        stddevPop: (column) => knex.raw('STDDEV_POP(?? + 0E0)', [column]),
+        stddevSamp: (column) => knex.raw('STDDEV_SAMP(?? + 0E0)', [column]),
+        varPop: (column) => knex.raw('VAR_POP(?? + 0E0)', [column]),
+        varSamp: (column) => knex.raw('VAR_SAMP(?? + 0E0)', [column])
+      },
+      floor: (sql) => `FLOOR(${sql})`
+    },
     insert: (table, row) => table.insert(row),
     groupIndexes: mysqlGroupIndexes
   }

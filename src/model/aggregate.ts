@@ -1,9 +1,41 @@
 import type { FieldComparison, SortDirection, SortNulls } from './query'
 
 /** Aggregate requests and their answers: grouped counts, sums and the like of a resource's records. */
-export type AggregateFunction = 'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max'
+export type AggregateFunction =
+  | 'count'
+  | 'countDistinct'
+  | 'sum'
+  | 'avg'
+  | 'min'
+  | 'max'
+  | StatisticalFunction
 
-export const AGGREGATE_FUNCTIONS: AggregateFunction[] = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max']
+/**
+ * Deviations and variances (population and sample: no bare `stddev`, as SQL dialects disagree on what it
+ * means) and the median, interpolated between the two middle values as PostgreSQL's `percentile_cont(0.5)`.
+ */
+export type StatisticalFunction = 'stddevPop' | 'stddevSamp' | 'varPop' | 'varSamp' | 'median'
+
+export const STATISTICAL_FUNCTIONS: StatisticalFunction[] = [
+  'stddevPop',
+  'stddevSamp',
+  'varPop',
+  'varSamp',
+  'median'
+]
+
+export const AGGREGATE_FUNCTIONS: AggregateFunction[] = [
+  'count',
+  'countDistinct',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  ...STATISTICAL_FUNCTIONS
+]
+
+export const isStatistical = (fn: AggregateFunction): fn is StatisticalFunction =>
+  (STATISTICAL_FUNCTIONS as AggregateFunction[]).includes(fn)
 
 /** Counts are integers, 0 for no records; the other functions answer null for no values. */
 export const isCounting = (fn: AggregateFunction) => fn === 'count' || fn === 'countDistinct'
@@ -43,6 +75,11 @@ export interface AggregateHaving {
   avg?: Record<string, FieldComparison>
   min?: Record<string, FieldComparison>
   max?: Record<string, FieldComparison>
+  stddevPop?: Record<string, FieldComparison>
+  stddevSamp?: Record<string, FieldComparison>
+  varPop?: Record<string, FieldComparison>
+  varSamp?: Record<string, FieldComparison>
+  median?: Record<string, FieldComparison>
 }
 
 /** What groups are ordered by: a group key (no `aggregate`), or one aggregate of a field. */
@@ -62,6 +99,11 @@ export interface AggregateRequest {
   avg?: string[]
   min?: string[]
   max?: string[]
+  stddevPop?: string[]
+  stddevSamp?: string[]
+  varPop?: string[]
+  varSamp?: string[]
+  median?: string[]
   having?: AggregateHaving
   /** The order of the groups; ties, and groups after these terms, go by the group keys ascending. */
   sorting?: AggregateSortField[]
@@ -90,6 +132,11 @@ export interface AggregateResponse {
   avg?: Record<string, number | null>
   min?: Record<string, unknown>
   max?: Record<string, unknown>
+  stddevPop?: Record<string, number | null>
+  stddevSamp?: Record<string, number | null>
+  varPop?: Record<string, number | null>
+  varSamp?: Record<string, number | null>
+  median?: Record<string, number | null>
 }
 
 /**

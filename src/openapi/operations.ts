@@ -9,6 +9,7 @@ import { exportPath } from '../rest/export/route'
 import { exportQuerySchema } from '../rest/export/export-query'
 import { aggregatePath } from '../rest/aggregate-route'
 import { aggregateQuerySchema } from '../rest/aggregate-query'
+import { AGGREGATE_FUNCTIONS } from '../model/aggregate'
 import { allowsMulti, maxMultiOf } from '../service/multi'
 import type { GuardedMethod } from '../authorization/guards'
 import { errorResponsesOf, PAGE_INFO_SCHEMA, schemaRef } from './components'
@@ -138,7 +139,7 @@ function aggregatePageSchema(): SchemaObject {
         items: {
           type: 'object',
           properties: Object.fromEntries(
-            ['groupBy', 'count', 'countDistinct', 'sum', 'avg', 'min', 'max'].map((m) => [m, members])
+            ['groupBy', ...AGGREGATE_FUNCTIONS].map((m) => [m, members])
           )
         }
       },

@@ -49,6 +49,11 @@ function aggregateParameters(resource: ResolvedResource): Record<string, TSchema
     avg: list('Numeric fields to average'),
     min: list('Fields whose smallest value to answer'),
     max: list('Fields whose largest value to answer'),
+    stddevPop: list('Numeric fields whose population standard deviation to answer'),
+    stddevSamp: list('Numeric fields whose sample standard deviation to answer'),
+    varPop: list('Numeric fields whose population variance to answer'),
+    varSamp: list('Numeric fields whose sample variance to answer'),
+    median: list('Numeric fields whose median to answer (the two middle values interpolated)'),
     having: Type.Optional(
       Type.String({
         description:

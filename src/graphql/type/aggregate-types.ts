@@ -7,7 +7,7 @@ import {
   type GraphQLOutputType
 } from 'graphql'
 import type { ResolvedField, ResolvedResource } from '../../resource/resolved'
-import { DATE_BUCKETS, type AggregateFunction } from '../../model/aggregate'
+import { DATE_BUCKETS, type AggregateFunction, type StatisticalFunction } from '../../model/aggregate'
 import { groupable, unsupported } from '../../aggregate/request-checker'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
@@ -25,6 +25,14 @@ export function groupByBucketType(types: GraphqlTypes) {
         values: Object.fromEntries(DATE_BUCKETS.map((bucket) => [bucket, { value: bucket }]))
       })
   )
+}
+
+const STATISTICS_DESCRIPTIONS: Record<StatisticalFunction, string> = {
+  stddevPop: 'Population standard deviation of the values (null for none).',
+  stddevSamp: 'Sample standard deviation of the values (null for fewer than two).',
+  varPop: 'Population variance of the values (null for none).',
+  varSamp: 'Sample variance of the values (null for fewer than two).',
+  median: 'Median of the values, the two middle ones interpolated (null for none).'
 }
 
 /** The fields `fn` applies to, as the service's aggregate check decides (filterOnly ones only counted). */
@@ -79,7 +87,7 @@ function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: A
 
 /**
  * `<Prefix>AggregateResponse {groupBy count countDistinct sum avg min max}`, all nullable and selected by
- * the client: count of every filterable field (non-null values, Int), countDistinct of those that are read, sum and avg of the numeric ones (Float; left out
+ * the client: count of every filterable field (non-null values, Int), countDistinct of those that are read, sum, avg, the deviations, variances and median of the numeric ones (Float; left out
  * when there are none), min and max of all but booleans (the field's own type), groupBy keys with their own
  * type; filterOnly fields only in count, as they give no value away. The shapes and names of nestjs-query.
  */
@@ -115,6 +123,10 @@ export function aggregateResponseType(
     if (numeric.length) {
       members.sum = { type: membersType(`${prefix}SumAggregate`, numeric, () => GraphQLFloat) }
       members.avg = { type: membersType(`${prefix}AvgAggregate`, numeric, () => GraphQLFloat) }
+      for (const [fn, description] of Object.entries(STATISTICS_DESCRIPTIONS)) {
+        const typeName = `${prefix}${fn[0].toUpperCase()}${fn.slice(1)}Aggregate`
+        members[fn] = { type: membersType(typeName, numeric, () => GraphQLFloat), description }
+      }
     }
     if (ordered.length) {
       members.min = { type: membersType(`${prefix}MinAggregate`, ordered, own) }

@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict'
+import { Type } from '@sinclair/typebox'
+import knex from 'knex'
+import { knexConfig } from '../example/database'
+import { defineResource, FilterableField, IDField } from '../src'
+import { forEachDatabase } from './support/server'
+import { pluginApp } from './support/plugin-app'
+import { graphql } from './support/graphql'
+
+/**
+ * Deviations, variances and the median on every aggregate surface, checked against the formulas below over
+ * the seeded rows, within the documented tolerance (relative 1e-9 of the largest magnitude involved).
+ */
+const sensorResource = defineResource({
+  name: 'Sensor',
+  schema: Type.Object({ id: IDField(Type.Integer()), name: FilterableField(Type.String()) }),
+  many: { readings: { resource: 'Reading', foreignKey: 'sensorId' } },
+  enableAggregate: true
+})
+
+const readingResource = defineResource({
+  name: 'Reading',
+  schema: Type.Object({
+    id: IDField(Type.Integer()),
+    sensorId: FilterableField(Type.Integer()),
+    value: FilterableField(Type.Number(), { nullable: true }),
+    steps: FilterableField(Type.Integer(), { nullable: true }),
+    ok: FilterableField(Type.Boolean()),
+    at: FilterableField(Type.String({ format: 'date-time' })),
+    label: FilterableField(Type.String())
+  }),
+  // Rows labelled hidden are never seen, by root or relation aggregates.
+  authorize: () => ({ label: { neq: 'hidden' } }),
+  enableAggregate: true
+})
+
+interface Reading {
+  sensorId: number
+  value: number | null
+  steps: number | null
+  ok: boolean
+  at: string
+  label: string
+}
+
+const BIG = 1e12
+const READINGS: Reading[] = [
+  // Sensor 1: large magnitudes whose spread is small (a sum of squares would cancel), and a null.
+  ...[1, 2, 4, 8, null].map((delta, index) => ({
+    sensorId: 1,
+    value: delta === null ? null : BIG + delta,
+    steps: index,
+    ok: index % 2 === 0,
+    // 23:30 UTC is the next day in Berlin.
+    at: `2026-03-0${index + 1}T23:30:00.000Z`,
+    label: 'big'
+  })),
+  // Sensor 2: negatives, a zero and an even count (the median interpolates); one hidden row.
+  ...[-3.5, 2, -7, 10.25, 0, -1e6].map((value, index) => ({
+    sensorId: 2,
+    value,
+    steps: -index * 3,
+    ok: index < 3,
+    at: `2026-03-0${index + 1}T12:00:00.000Z`,
+    label: index === 5 ? 'hidden' : 'small'
+  })),
+  // Sensor 4: a single value. Sensor 3 has no readings.
+  { sensorId: 4, value: 42, steps: 7, ok: true, at: '2026-03-01T00:00:00.000Z', label: 'single' }
+]
+const VISIBLE = READINGS.filter((reading) => reading.label !== 'hidden')
+
+/** The reference formulas: two-pass variance, percentile_cont's linear interpolation. */
+function statistics(values: Array<number | null>) {
+  const xs = values.filter((x): x is number => x !== null)
+  const n = xs.length
+  const mean = xs.reduce((sum, x) => sum + x, 0) / n
+  const squares = xs.reduce((sum, x) => sum + (x - mean) ** 2, 0)
+  const varPop = n ? squares / n : null
+  const varSamp = n > 1 ? squares / (n - 1) : null
+  const sorted = [...xs].sort((a, b) => a - b)
+  const position = 0.5 * (n - 1)
+  const low = Math.floor(position)
+  const median = n ? sorted[low] + (sorted[Math.ceil(position)] - sorted[low]) * (position - low) : null
+  return {
+    stddevPop: varPop === null ? null : Math.sqrt(varPop),
+    stddevSamp: varSamp === null ? null : Math.sqrt(varSamp),
+    varPop,
+    varSamp,
+    median
+  }
+}
+
+const FUNCTIONS = ['stddevPop', 'stddevSamp', 'varPop', 'varSamp', 'median'] as const
+type Stats = ReturnType<typeof statistics>
+
+/** Relative 1e-9 of the values' magnitude: variances of 1e12 ± 8 are exact in doubles, medians near it. */
+function assertClose(actual: unknown, expected: number | null, what: string, scale = 1) {
+  if (expected === null) return assert.equal(actual, null, what)
+  assert.equal(typeof actual, 'number', `${what}: ${actual}`)
+  const tolerance = 1e-9 * Math.max(Math.abs(expected), scale)
+  assert.ok(Math.abs((actual as number) - expected) <= tolerance, `${what}: ${actual} ≠ ${expected}`)
+}
+
+function assertStats(actual: Record<string, any>, field: string, expected: Stats, what: string) {
+  for (const fn of FUNCTIONS) assertClose(actual[fn]?.[field], expected[fn], `${what} ${fn}.${field}`)
+}
+
+const of = (rows: Reading[], key: 'value' | 'steps' = 'value') => statistics(rows.map((row) => row[key]))
+const selection = (field: string) => FUNCTIONS.map((fn) => `${fn} { ${field} }`).join(' ')
+
+async function createStatisticsApp(databaseUrl: string) {
+  const db = knex(knexConfig(databaseUrl))
+  await db.schema.createTable('sensors', (table) => {
+    table.increments('id')
+    table.string('name').notNullable()
+  })
+  await db.schema.createTable('readings', (table) => {
+    table.increments('id')
+    table.integer('sensorId').notNullable()
+    table.double('value').nullable()
+    table.integer('steps').nullable()
+    table.boolean('ok').notNullable()
+    table.datetime('at', { precision: 3 }).notNullable()
+    table.string('label').notNullable()
+  })
+  await db('sensors').insert([1, 2, 3, 4].map((id) => ({ id, name: `s${id}` })))
+  await db('readings').insert(READINGS.map((reading) => ({ ...reading, at: new Date(reading.at) })))
+  return pluginApp(db, [sensorResource, readingResource])
+}
+
+forEachDatabase(
+  'Aggregates: deviations, variances and the median',
+  (env) => {
+    /** Runs a GraphQL operation, checks the statements it ran (one per aggregate), and answers its data. */
+    const query = async (document: string, expectedStatements = 1) => {
+      let response: any
+      const statements = await env.server.countStatements(async () => {
+        response = await graphql(env.server, document)
+      })
+      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      assert.equal(statements, expectedStatements, 'one statement per aggregate')
+      return response.data
+    }
+
+    it('answers every function of a float and an integer field, nulls, negatives and 1e12 magnitudes', async () => {
+      const data = await query(`{ readingAggregate { ${selection('value')} ${selection('steps')} } }`)
+      assertStats(data.readingAggregate[0], 'value', of(VISIBLE), 'all')
+      assertStats(data.readingAggregate[0], 'steps', of(VISIBLE, 'steps'), 'all')
+      const big = await query(
+        `{ readingAggregate(filter: {sensorId: {eq: 1}}) { ${selection('value')} } }`
+      )
+      // Exact in doubles, so the tolerance is relative to the variance itself, not to 1e12.
+      assertStats(big.readingAggregate[0], 'value', of(VISIBLE.filter((r) => r.sensorId === 1)), 'big')
+      assert.equal(big.readingAggregate[0].varPop.value, 7.1875)
+    })
+
+    it('answers null for no values, and null sample forms for a single value', async () => {
+      const none = await query(`{ readingAggregate(filter: {sensorId: {eq: 3}}) { ${selection('value')} } }`)
+      assertStats(none.readingAggregate[0], 'value', statistics([]), 'none')
+      const one = await query(`{ readingAggregate(filter: {sensorId: {eq: 4}}) { ${selection('value')} } }`)
+      assert.deepEqual(
+        FUNCTIONS.map((fn) => one.readingAggregate[0][fn].value),
+        [0, null, 0, null, 42]
+      )
+    })
+
+    it('groups by a boolean and by days in a time zone', async () => {
+      const data = await query(
+        `{ readingAggregate { groupBy { ok } ${selection('value')} } }`
+      )
+      assert.deepEqual(
+        data.readingAggregate.map((group: any) => group.groupBy.ok),
+        [false, true]
+      )
+      for (const group of data.readingAggregate) {
+        const rows = VISIBLE.filter((row) => row.ok === group.groupBy.ok)
+        assertStats(group, 'value', of(rows), `ok=${group.groupBy.ok}`)
+      }
+      const days = await query(
+        `{ readingAggregate { groupBy { at(by: DAY, timeZone: "Europe/Berlin") } ${selection('value')} } }`
+      )
+      const dayOf = (at: string) =>
+        new Date(at).toLocaleDateString('sv-SE', { timeZone: 'Europe/Berlin' })
+      const expectedDays = [...new Set(VISIBLE.map((row) => dayOf(row.at)))].sort()
+      assert.deepEqual(
+        days.readingAggregate.map((group: any) => dayOf(group.groupBy.at)),
+        expectedDays
+      )
+      for (const group of days.readingAggregate) {
+        const rows = VISIBLE.filter((row) => dayOf(row.at) === dayOf(group.groupBy.at))
+        assertStats(group, 'value', of(rows), `day ${group.groupBy.at}`)
+      }
+    })
+
+    it('has and sorts groups by a deviation and by the median', async () => {
+      const data = await query(`{ readingAggregate(
+          having: {stddevSamp: {value: {gt: 1}}},
+          sorting: [{field: value, aggregate: MEDIAN, direction: DESC}]) {
+        groupBy { sensorId } median { value } stddevSamp { value } } }`)
+      const expected = [1, 2, 4]
+        .map((sensorId) => ({ sensorId, ...of(VISIBLE.filter((row) => row.sensorId === sensorId)) }))
+        .filter((group) => group.stddevSamp !== null && group.stddevSamp > 1)
+        .sort((a, b) => b.median! - a.median!)
+      assert.deepEqual(
+        data.readingAggregate.map((group: any) => group.groupBy.sensorId),
+        expected.map((group) => group.sensorId)
+      )
+      const byDeviation = await query(`{ readingAggregate(
+          sorting: [{field: value, aggregate: VAR_POP, direction: ASC}]) { groupBy { sensorId } } }`)
+      const order = [1, 2, 4].sort(
+        (a, b) =>
+          of(VISIBLE.filter((row) => row.sensorId === a)).varPop! -
+          of(VISIBLE.filter((row) => row.sensorId === b)).varPop!
+      )
+      assert.deepEqual(
+        byDeviation.readingAggregate.map((group: any) => group.groupBy.sensorId),
+        order
+      )
+    })
+
+    it('answers relation aggregates of several parents in one statement, scoped by authorize', async () => {
+      const data = await query(
+        `{ sensors { edges { node { id readingsAggregate { ${selection('value')} } } } } }`,
+        2 // the sensors, then the aggregates of all four
+      )
+      const nodes = data.sensors.edges.map((edge: any) => edge.node)
+      assert.equal(nodes.length, 4)
+      for (const node of nodes) {
+        const rows = VISIBLE.filter((row) => row.sensorId === Number(node.id))
+        assertStats(node.readingsAggregate[0], 'value', of(rows), `sensor ${node.id}`)
+      }
+    })
+
+    it('answers REST (JSON and CSV) and the service method as GraphQL does', async () => {
+      let response: any
+      const statements = await env.server.countStatements(async () => {
+        response = await env.server.http(
+          'GET',
+          '/readings/aggregate?groupBy=sensorId&stddevPop=value&varSamp=value&median=value,steps'
+        )
+      })
+      assert.equal(response.status, 200, response.text)
+      assert.equal(statements, 1)
+      for (const node of response.body.nodes) {
+        const rows = VISIBLE.filter((row) => row.sensorId === node.groupBy.sensorId)
+        assertClose(node.stddevPop.value, of(rows).stddevPop, 'rest stddevPop')
+        assertClose(node.varSamp.value, of(rows).varSamp, 'rest varSamp')
+        assertClose(node.median.steps, of(rows, 'steps').median, 'rest median')
+      }
+      const csv = await env.server.http('GET', '/readings/aggregate?median=value&format=csv')
+      assert.equal(csv.status, 200, csv.text)
+      const [header, row] = csv.text.trim().split('\n')
+      assert.equal(header, '"median.value"')
+      assertClose(Number(row), of(VISIBLE).median, 'csv median')
+
+      const service: any = env.server.app.service('readings')
+      const [all] = await service.aggregate({ varPop: ['value'], median: ['value'] }, { provider: 'rest' })
+      assertClose(all.varPop.value, of(VISIBLE).varPop, 'service varPop')
+      assertClose(all.median.value, of(VISIBLE).median, 'service median')
+    })
+
+    it('refuses non-numeric fields with a 400 naming the entry', async () => {
+      const response = await env.server.http('GET', '/readings/aggregate?median=label&stddevSamp=ok')
+      assert.equal(response.status, 400)
+      assert.deepEqual(
+        response.body.errors.map((error: any) => error.field).sort(),
+        ['median.0', 'stddevSamp.0']
+      )
+      const gql = await graphql(env.server, '{ readingAggregate { median { label } } }')
+      assert.equal(gql.errors?.[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED')
+      const having = await graphql(
+        env.server,
+        '{ readingAggregate(having: {varPop: {label: {gt: 1}}}) { count { id } } }'
+      )
+      assert.ok(having.errors?.length)
+    })
+  },
+  createStatisticsApp
+)
