@@ -4,9 +4,9 @@ import { isStatistical, type StatisticalFunction } from '../model/aggregate'
 import type { AggregateColumn } from './plan-columns'
 
 /**
- * Deviations, variances and the median where the database lacks a sound function of its own (SQLite for all
- * of them, MariaDB for the median), in plain SQL that every driver runs: node-sqlite3 cannot register
- * functions. The filtered rows become a derived table with window columns per group (the group's mean, each
+ * Deviations, variances and the median where the database lacks a sound function of its own (SQLite and
+ * MariaDB; PostgreSQL has them all), in plain SQL that every driver runs: node-sqlite3 cannot register
+ * functions, and MariaDB's variances are not numerically sound. The filtered rows become a derived table with window columns per group (the group's mean, each
  * value's rank and the group's count of values), which the grouping then reads:
  *
  *   variance  SUM((x - mean) * (x - mean)) / COUNT(x)   two passes, so 1e12 ± 1 keeps its digits
@@ -32,7 +32,8 @@ export function windowColumns(
 ): Knex.Raw[] {
   const over = keys.length ? `PARTITION BY ${keys.map(() => '?').join(', ')}` : ''
   if (column.fn !== 'median') {
-    return [knex.raw(`AVG(??) OVER (${over}) AS ??`, [value, ...keys, meanAlias(column.alias)])]
+    // `+ 0E0`: MariaDB averages integers as decimals rounded to 4 places.
+    return [knex.raw(`AVG(?? + 0E0) OVER (${over}) AS ??`, [value, ...keys, meanAlias(column.alias)])]
   }
   // NULLs ranked last, so that ranks 1 to n are the n values.
   const ordered = `${over} ORDER BY (?? IS NULL), ??`
