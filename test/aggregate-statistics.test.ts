@@ -146,9 +146,7 @@ forEachDatabase(
       const data = await query(`{ readingAggregate { ${selection('value')} ${selection('steps')} } }`)
       assertStats(data.readingAggregate[0], 'value', of(VISIBLE), 'all')
       assertStats(data.readingAggregate[0], 'steps', of(VISIBLE, 'steps'), 'all')
-      const big = await query(
-        `{ readingAggregate(filter: {sensorId: {eq: 1}}) { ${selection('value')} } }`
-      )
+      const big = await query(`{ readingAggregate(filter: {sensorId: {eq: 1}}) { ${selection('value')} } }`)
       // Exact in doubles, so the tolerance is relative to the variance itself, not to 1e12.
       assertStats(big.readingAggregate[0], 'value', of(VISIBLE.filter((r) => r.sensorId === 1)), 'big')
       assert.equal(big.readingAggregate[0].varPop.value, 7.1875)
@@ -165,9 +163,7 @@ forEachDatabase(
     })
 
     it('groups by a boolean and by days in a time zone', async () => {
-      const data = await query(
-        `{ readingAggregate { groupBy { ok } ${selection('value')} } }`
-      )
+      const data = await query(`{ readingAggregate { groupBy { ok } ${selection('value')} } }`)
       assert.deepEqual(
         data.readingAggregate.map((group: any) => group.groupBy.ok),
         [false, true]
@@ -179,8 +175,7 @@ forEachDatabase(
       const days = await query(
         `{ readingAggregate { groupBy { at(by: DAY, timeZone: "Europe/Berlin") } ${selection('value')} } }`
       )
-      const dayOf = (at: string) =>
-        new Date(at).toLocaleDateString('sv-SE', { timeZone: 'Europe/Berlin' })
+      const dayOf = (at: string) => new Date(at).toLocaleDateString('sv-SE', { timeZone: 'Europe/Berlin' })
       const expectedDays = [...new Set(VISIBLE.map((row) => dayOf(row.at)))].sort()
       assert.deepEqual(
         days.readingAggregate.map((group: any) => dayOf(group.groupBy.at)),
@@ -262,10 +257,10 @@ forEachDatabase(
     it('refuses non-numeric fields with a 400 naming the entry', async () => {
       const response = await env.server.http('GET', '/readings/aggregate?median=label&stddevSamp=ok')
       assert.equal(response.status, 400)
-      assert.deepEqual(
-        response.body.errors.map((error: any) => error.field).sort(),
-        ['median.0', 'stddevSamp.0']
-      )
+      assert.deepEqual(response.body.errors.map((error: any) => error.field).sort(), [
+        'median.0',
+        'stddevSamp.0'
+      ])
       const gql = await graphql(env.server, '{ readingAggregate { median { label } } }')
       assert.equal(gql.errors?.[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED')
       const having = await graphql(

@@ -52,7 +52,9 @@ function aggregateExpression(
   const integers = field.kind === 'integer'
   if (isStatistical(fn)) {
     const native = target.dialect.statistics.native[fn]
-    return native ? native(column) : statisticFromWindows(knex, target.dialect, target.table, aggregate, column)
+    return native
+      ? native(column)
+      : statisticFromWindows(knex, target.dialect, target.table, aggregate, column)
   }
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
   if (fn === 'sum') return target.dialect.sum(column, integers)

@@ -2,13 +2,7 @@ import type { FieldComparison, SortDirection, SortNulls } from './query'
 
 /** Aggregate requests and their answers: grouped counts, sums and the like of a resource's records. */
 export type AggregateFunction =
-  | 'count'
-  | 'countDistinct'
-  | 'sum'
-  | 'avg'
-  | 'min'
-  | 'max'
-  | StatisticalFunction
+  'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max' | StatisticalFunction
 
 /**
  * Deviations and variances (population and sample: no bare `stddev`, as SQL dialects disagree on what it

@@ -138,9 +138,7 @@ function aggregatePageSchema(): SchemaObject {
         type: 'array',
         items: {
           type: 'object',
-          properties: Object.fromEntries(
-            ['groupBy', ...AGGREGATE_FUNCTIONS].map((m) => [m, members])
-          )
+          properties: Object.fromEntries(['groupBy', ...AGGREGATE_FUNCTIONS].map((m) => [m, members]))
         }
       },
       pageInfo: schemaRef(PAGE_INFO_SCHEMA),
