@@ -4,7 +4,10 @@ import knex from 'knex'
 import { knexConfig } from '../example/database'
 import { defineResource, FilterableField, IDField } from '../src'
 import { forEachDatabase } from './support/server'
-import { pluginApp } from './support/plugin-app'
+import { feathers } from '@feathersjs/feathers'
+import { bodyParser, errorHandler, koa, rest } from '@feathersjs/koa'
+import restClient from '@feathersjs/rest-client'
+import { feathersQuery } from '../src'
 import { graphql } from './support/graphql'
 
 /**
@@ -125,7 +128,13 @@ async function createStatisticsApp(databaseUrl: string) {
   })
   await db('sensors').insert([1, 2, 3, 4].map((id) => ({ id, name: `s${id}` })))
   await db('readings').insert(READINGS.map((reading) => ({ ...reading, at: new Date(reading.at) })))
-  return pluginApp(db, [sensorResource, readingResource])
+  // The Feathers REST transport too, for a Feathers client's custom `aggregate` method.
+  const app = koa(feathers())
+  app.use(errorHandler())
+  app.use(bodyParser())
+  app.configure(rest())
+  app.configure(feathersQuery({ Model: db, resources: [sensorResource, readingResource] }))
+  return { app, db }
 }
 
 forEachDatabase(
@@ -248,10 +257,41 @@ forEachDatabase(
       assert.equal(header, '"median.value"')
       assertClose(Number(row), of(VISIBLE).median, 'csv median')
 
-      const service: any = env.server.app.service('readings')
-      const [all] = await service.aggregate({ varPop: ['value'], median: ['value'] }, { provider: 'rest' })
-      assertClose(all.varPop.value, of(VISIBLE).varPop, 'service varPop')
-      assertClose(all.median.value, of(VISIBLE).median, 'service median')
+      const client = feathers().configure(restClient(env.server.baseUrl).fetch(fetch))
+      const readings = (client as any).service('readings').methods('aggregate')
+      const request = { groupBy: [{ field: 'ok' }], varPop: ['value'], median: ['value'] }
+      let groups: any
+      assert.equal(
+        await env.server.countStatements(async () => (groups = await readings.aggregate(request))),
+        1
+      )
+      for (const group of groups) {
+        const rows = VISIBLE.filter((row) => row.ok === group.groupBy.ok)
+        assertClose(group.varPop.value, of(rows).varPop, 'client varPop')
+        assertClose(group.median.value, of(rows).median, 'client median')
+      }
+      const refused = await readings.aggregate({ median: ['label'] }).catch((error: any) => error)
+      assert.equal(refused.code, 400)
+      assert.deepEqual(refused.errors, [
+        { field: 'median.0', message: 'median applies to numeric fields only' }
+      ])
+    })
+
+    it('counts a median as a sort in the operation cost, before any statement', async () => {
+      // Five aliases of two fields per group (1,000 groups unpaged): 17,001 for averages, 47,001 for medians (beyond 25,000).
+      const document = (fn: string) =>
+        `{ readingAggregate { groupBy { ok } ${[1, 2, 3, 4, 5].map((n) => `a${n}: ${fn} { value steps }`).join(' ')} } }`
+      await query(document('avg'))
+      let refused: any
+      assert.equal(
+        await env.server.countStatements(
+          async () => (refused = await graphql(env.server, document('median')))
+        ),
+        0
+      )
+      assert.equal(refused.errors[0].extensions.code, 'QUERY_TOO_COMPLEX')
+      // The walk stops past the bound: it says where.
+      assert.equal(refused.errors[0].extensions.cost, 25001)
     })
 
     it('refuses non-numeric fields with a 400 naming the entry', async () => {

@@ -24,7 +24,7 @@ import { isStatistical, type AggregateFunction } from '../../model/aggregate'
  * a deviation or variance reads them twice (their mean first, from a window over the rows on SQLite and
  * MariaDB).
  */
-const STATISTIC_WEIGHT = { median: 10, deviation: 2 }
+const STATISTIC_WEIGHT = { median: 4, deviation: 2 }
 
 /** The weight of the fields selected under `member` of an aggregate response, 1 for the plain functions. */
 function memberWeight(parent: GraphQLNamedType | undefined, member: string) {
@@ -134,7 +134,7 @@ interface Level {
  *   per record of its page (an empty page counts as one: `first: 0` must not make anything free), what an
  *   aggregate list selects once per entry (up to the resource's `maxGroups` per statement with `groupBy`,
  *   else one per parent); a relation filter in an argument's literal as much as a connection of the default
- *   page size; a field of a median costs ten, of a deviation or variance two (see `STATISTIC_WEIGHT`);
+ *   page size; a field of a median costs four, of a deviation or variance two (see `STATISTIC_WEIGHT`);
  * - `statements`: the SQL statements it runs: one per root query and per root `totalCount`, one per batch of
  *   parents for relations and relation aggregates (see `FieldWork`). Aliases of one relation field with the
  *   same arguments and selection load together, through the same dataloader, and count once;
