@@ -196,6 +196,53 @@ forEachDatabase(
       }
     })
 
+    it('fills a date series (null where no record falls) and pages groups, root and per parent', async () => {
+      const filled = await query(`{ readingAggregate(
+          filter: {at: {gte: "2026-02-28T00:00:00Z", lt: "2026-03-08T00:00:00Z"}}) {
+        groupBy { at(by: DAY, fill: {}) } count { id } ${selection('value')} } }`)
+      const dayOf = (at: string) => at.slice(0, 10)
+      assert.equal(filled.readingAggregate.length, 8)
+      for (const group of filled.readingAggregate) {
+        const rows = VISIBLE.filter((row) => dayOf(row.at) === dayOf(group.groupBy.at))
+        assert.equal(group.count.id, rows.length)
+        assertStats(group, 'value', of(rows), `day ${group.groupBy.at}`)
+      }
+      const paged = await query(`{ readingAggregateGroups(paging: {limit: 1, offset: 1},
+          sorting: [{field: value, aggregate: STDDEV_POP, direction: DESC, nulls: NULLS_LAST}]) {
+        nodes { groupBy { sensorId } stddevPop { value } } totalCount } }`)
+      const bySpread = [1, 2, 4].sort(
+        (a, b) =>
+          of(VISIBLE.filter((row) => row.sensorId === b)).stddevPop! -
+          of(VISIBLE.filter((row) => row.sensorId === a)).stddevPop!
+      )
+      assert.equal(paged.readingAggregateGroups.totalCount, 3)
+      assert.deepEqual(
+        paged.readingAggregateGroups.nodes.map((node: any) => node.groupBy.sensorId),
+        [bySpread[1]]
+      )
+      const perParent = await query(
+        `{ sensors { edges { node { id readingsAggregate(paging: {limit: 1},
+            sorting: [{field: value, aggregate: MEDIAN, direction: DESC}]) {
+          groupBy { ok } median { value } } } } } }`,
+        2
+      )
+      for (const { node } of perParent.sensors.edges) {
+        const rows = VISIBLE.filter((row) => row.sensorId === Number(node.id))
+        const groups = [false, true]
+          .map((ok) => ({ ok, median: of(rows.filter((row) => row.ok === ok)).median }))
+          .filter((group) => rows.some((row) => row.ok === group.ok))
+          // NULLs are the smallest value: last when descending.
+          .sort((a, b) => (b.median ?? -Infinity) - (a.median ?? -Infinity))
+        assert.deepEqual(
+          node.readingsAggregate.map((group: any) => group.groupBy.ok),
+          groups.slice(0, 1).map((group) => group.ok),
+          `sensor ${node.id}`
+        )
+        if (groups.length)
+          assertClose(node.readingsAggregate[0].median.value, groups[0].median, 'page median')
+      }
+    })
+
     it('has and sorts groups by a deviation and by the median', async () => {
       const data = await query(`{ readingAggregate(
           having: {stddevSamp: {value: {gt: 1}}},

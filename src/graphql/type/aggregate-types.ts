@@ -123,14 +123,15 @@ export function aggregateResponseType(
     if (numeric.length) {
       members.sum = { type: membersType(`${prefix}SumAggregate`, numeric, () => GraphQLFloat) }
       members.avg = { type: membersType(`${prefix}AvgAggregate`, numeric, () => GraphQLFloat) }
-      for (const [fn, description] of Object.entries(STATISTICS_DESCRIPTIONS)) {
-        const typeName = `${prefix}${fn[0].toUpperCase()}${fn.slice(1)}Aggregate`
-        members[fn] = { type: membersType(typeName, numeric, () => GraphQLFloat), description }
-      }
     }
     if (ordered.length) {
       members.min = { type: membersType(`${prefix}MinAggregate`, ordered, own) }
       members.max = { type: membersType(`${prefix}MaxAggregate`, ordered, own) }
+    }
+    // After nestjs-query's members, which keep their order.
+    for (const [fn, description] of numeric.length ? Object.entries(STATISTICS_DESCRIPTIONS) : []) {
+      const typeName = `${prefix}${fn[0].toUpperCase()}${fn.slice(1)}Aggregate`
+      members[fn] = { type: membersType(typeName, numeric, () => GraphQLFloat), description }
     }
     return new GraphQLObjectType({ name, fields: members })
   })
