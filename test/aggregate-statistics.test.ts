@@ -80,17 +80,22 @@ function statistics(values: Array<number | null>) {
   const squares = xs.reduce((sum, x) => sum + (x - mean) ** 2, 0)
   const varPop = n ? squares / n : null
   const varSamp = n > 1 ? squares / (n - 1) : null
-  const sorted = [...xs].sort((a, b) => a - b)
-  const position = 0.5 * (n - 1)
-  const low = Math.floor(position)
-  const median = n ? sorted[low] + (sorted[Math.ceil(position)] - sorted[low]) * (position - low) : null
   return {
     stddevPop: varPop === null ? null : Math.sqrt(varPop),
     stddevSamp: varSamp === null ? null : Math.sqrt(varSamp),
     varPop,
     varSamp,
-    median
+    median: percentile(xs, 0.5)
   }
+}
+
+/** PostgreSQL's percentile_cont: the values ranked floor(p (n - 1)) and the next (from 0), interpolated. */
+function percentile(values: Array<number | null>, p: number) {
+  const sorted = values.filter((x): x is number => x !== null).sort((a, b) => a - b)
+  if (!sorted.length) return null
+  const position = p * (sorted.length - 1)
+  const low = Math.floor(position)
+  return sorted[low] + (sorted[Math.ceil(position)] - sorted[low]) * (position - low)
 }
 
 const FUNCTIONS = ['stddevPop', 'stddevSamp', 'varPop', 'varSamp', 'median'] as const
@@ -341,6 +346,80 @@ forEachDatabase(
       assert.equal(refused.errors[0].extensions.cost, 25001)
     })
 
+    it('answers several percentiles through aliases, in relation aggregates, REST, CSV and the service', async () => {
+      const data = await query(`{ readingAggregate { groupBy { sensorId }
+          p0: percentile(p: 0) { value } p95: percentile(p: 0.95) { value steps } p1: percentile(p: 1) { value } } }`)
+      for (const group of data.readingAggregate) {
+        const rows = VISIBLE.filter((row) => row.sensorId === group.groupBy.sensorId)
+        const values = rows.map((row) => row.value)
+        assertClose(group.p0.value, percentile(values, 0), 'p0')
+        assertClose(group.p95.value, percentile(values, 0.95), 'p95')
+        assertClose(
+          group.p95.steps,
+          percentile(
+            rows.map((row) => row.steps),
+            0.95
+          ),
+          'p95 steps'
+        )
+        assertClose(group.p1.value, percentile(values, 1), 'p1')
+      }
+      const parents = await query(
+        `{ sensors { edges { node { id readingsAggregate { p25: percentile(p: 0.25) { value } } } } } }`,
+        2
+      )
+      for (const { node } of parents.sensors.edges) {
+        const rows = VISIBLE.filter((row) => row.sensorId === Number(node.id))
+        assertClose(
+          node.readingsAggregate[0].p25.value,
+          percentile(
+            rows.map((row) => row.value),
+            0.25
+          ),
+          `sensor ${node.id}`
+        )
+      }
+      const rest = await env.server.http('GET', '/readings/aggregate?percentile=0.95:value,0.1:steps')
+      assert.equal(rest.status, 200, rest.text)
+      assertClose(
+        rest.body.nodes[0].percentile['0.95'].value,
+        percentile(
+          VISIBLE.map((r) => r.value),
+          0.95
+        ),
+        'rest'
+      )
+      assertClose(
+        rest.body.nodes[0].percentile['0.1'].steps,
+        percentile(
+          VISIBLE.map((r) => r.steps),
+          0.1
+        ),
+        'rest'
+      )
+      const csv = await env.server.http('GET', '/readings/aggregate?percentile=0.95:value&format=csv')
+      const [header, row] = csv.text.trim().split('\n')
+      assert.equal(header, '"percentile(0.95).value"')
+      assertClose(
+        Number(row),
+        percentile(
+          VISIBLE.map((r) => r.value),
+          0.95
+        ),
+        'csv'
+      )
+      const service: any = env.server.app.service('readings')
+      const [all] = await service.aggregate({ percentile: [{ p: 0.75, fields: ['value'] }] })
+      assertClose(
+        all.percentile['0.75'].value,
+        percentile(
+          VISIBLE.map((r) => r.value),
+          0.75
+        ),
+        'service'
+      )
+    })
+
     it('refuses non-numeric fields with a 400 naming the entry', async () => {
       const response = await env.server.http('GET', '/readings/aggregate?median=label&stddevSamp=ok')
       assert.equal(response.status, 400)
@@ -348,6 +427,20 @@ forEachDatabase(
         'median.0',
         'stddevSamp.0'
       ])
+      const percentiles = await env.server.http(
+        'GET',
+        '/readings/aggregate?percentile=1.5:value,value,0.5:label,-0.1:value'
+      )
+      assert.equal(percentiles.status, 400)
+      assert.deepEqual(
+        percentiles.body.errors.map((error: any) => error.field),
+        ['percentile.0.p', 'percentile.1.p', 'percentile.2.fields.0', 'percentile.3.p']
+      )
+      const outside = await graphql(env.server, '{ readingAggregate { percentile(p: 1.01) { value } } }')
+      assert.equal(outside.errors?.[0].extensions.code, 'BAD_USER_INPUT')
+      assert.equal(outside.errors?.[0].extensions.errors?.[0].field, 'percentile.0.p')
+      const missing = await graphql(env.server, '{ readingAggregate { percentile { value } } }')
+      assert.equal(missing.errors?.[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED')
       const gql = await graphql(env.server, '{ readingAggregate { median { label } } }')
       assert.equal(gql.errors?.[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED')
       const having = await graphql(

@@ -53,7 +53,7 @@ function aggregateExpression(
   if (isStatistical(fn)) {
     const native = target.dialect.statistics.native[fn]
     return native
-      ? native(column)
+      ? native(column, aggregate.p ?? 0.5)
       : statisticFromWindows(knex, target.dialect, target.table, aggregate, column)
   }
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.

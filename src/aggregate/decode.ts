@@ -63,8 +63,11 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
   }
   for (const column of plan.aggregates) {
     if (column.hidden) continue
-    const member = (response[column.fn] ??= {}) as Record<string, unknown>
-    member[column.field.name] = decodeAggregate(column, row)
+    const owner =
+      column.fn === 'percentile'
+        ? ((response.percentile ??= {})[String(column.p)] ??= {})
+        : ((response[column.fn] ??= {}) as Record<string, unknown>)
+    owner[column.field.name] = decodeAggregate(column, row)
   }
   return response
 }

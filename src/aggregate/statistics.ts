@@ -31,7 +31,7 @@ export function windowColumns(
   keys: Knex.Raw[]
 ): Knex.Raw[] {
   const over = keys.length ? `PARTITION BY ${keys.map(() => '?').join(', ')}` : ''
-  if (column.fn !== 'median') {
+  if (column.fn !== 'median' && column.fn !== 'percentile') {
     // `+ 0E0`: MariaDB averages integers as decimals rounded to 4 places.
     return [knex.raw(`AVG(?? + 0E0) OVER (${over}) AS ??`, [value, ...keys, meanAlias(column.alias)])]
   }
@@ -51,8 +51,9 @@ export function statisticFromWindows(
   column: AggregateColumn,
   value: SqlColumn
 ): Knex.Raw {
-  const fn = column.fn as StatisticalFunction
+  const fn = column.fn as StatisticalFunction | 'percentile'
   if (fn === 'median') return percentile(knex, dialect, table, column, value, MEDIAN)
+  if (fn === 'percentile') return percentile(knex, dialect, table, column, value, column.p!)
   const mean = `${table}.${meanAlias(column.alias)}`
   // `1.0 *`: SQLite divides integers as integers.
   const squares = knex.raw('1.0 * SUM((?? - ??) * (?? - ??))', [value, mean, value, mean])

@@ -61,7 +61,8 @@ export interface Dialect {
  * in plain SQL from window columns over the filtered rows, the same SQL on every database.
  */
 export interface StatisticsSql {
-  native: Partial<Record<StatisticalFunction, (column: SqlColumn) => Knex.Raw>>
+  /** `p`: the percentile's (the median's is 0.5), a checked number from 0 to 1, written into the SQL. */
+  native: Partial<Record<StatisticalFunction | 'percentile', (column: SqlColumn, p: number) => Knex.Raw>>
   /** SQL of the largest integer not above a non-negative number `sql` (SQLite's FLOOR needs its math functions). */
   floor(sql: string): string
 }

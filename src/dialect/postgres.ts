@@ -105,7 +105,9 @@ export function postgresDialect(knex: Knex): Dialect {
         stddevSamp: (column) => knex.raw('STDDEV_SAMP(??::float8)', [column]),
         varPop: (column) => knex.raw('VAR_POP(??::float8)', [column]),
         varSamp: (column) => knex.raw('VAR_SAMP(??::float8)', [column]),
-        median: (column) => knex.raw('PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ??::float8)', [column])
+        median: (column) => knex.raw('PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ??::float8)', [column]),
+        percentile: (column, p) =>
+          knex.raw(`PERCENTILE_CONT(${p}) WITHIN GROUP (ORDER BY ??::float8)`, [column])
       },
       floor: (sql) => `FLOOR(${sql})`
     },

@@ -10,6 +10,9 @@ export type AggregateFunction =
  */
 export type StatisticalFunction = 'stddevPop' | 'stddevSamp' | 'varPop' | 'varSamp' | 'median'
 
+/** What a planned aggregate column computes: a function of the request, or one percentile. */
+export type ColumnFunction = AggregateFunction | 'percentile'
+
 export const STATISTICAL_FUNCTIONS: StatisticalFunction[] = [
   'stddevPop',
   'stddevSamp',
@@ -28,11 +31,21 @@ export const AGGREGATE_FUNCTIONS: AggregateFunction[] = [
   ...STATISTICAL_FUNCTIONS
 ]
 
-export const isStatistical = (fn: AggregateFunction): fn is StatisticalFunction =>
-  (STATISTICAL_FUNCTIONS as AggregateFunction[]).includes(fn)
+export const isStatistical = (fn: ColumnFunction): fn is StatisticalFunction | 'percentile' =>
+  fn === 'percentile' || (STATISTICAL_FUNCTIONS as AggregateFunction[]).includes(fn)
+
+/**
+ * `percentile: [{p: 0.95, fields: ['duration']}]`: continuous percentiles (PostgreSQL's `percentile_cont`),
+ * `0 <= p <= 1`, answered as `percentile: {'0.95': {duration}}`. Not a list of fields like the other
+ * functions, so not in AGGREGATE_FUNCTIONS; answered only, not sorted or filtered by (the median is).
+ */
+export interface PercentileRequest {
+  p: number
+  fields: string[]
+}
 
 /** Counts are integers, 0 for no records; the other functions answer null for no values. */
-export const isCounting = (fn: AggregateFunction) => fn === 'count' || fn === 'countDistinct'
+export const isCounting = (fn: ColumnFunction) => fn === 'count' || fn === 'countDistinct'
 
 export type DateBucket = 'HOUR' | 'DAY' | 'WEEK' | 'MONTH' | 'QUARTER' | 'YEAR'
 
@@ -98,6 +111,7 @@ export interface AggregateRequest {
   varPop?: string[]
   varSamp?: string[]
   median?: string[]
+  percentile?: PercentileRequest[]
   having?: AggregateHaving
   /** The order of the groups; ties, and groups after these terms, go by the group keys ascending. */
   sorting?: AggregateSortField[]
@@ -131,6 +145,8 @@ export interface AggregateResponse {
   varPop?: Record<string, number | null>
   varSamp?: Record<string, number | null>
   median?: Record<string, number | null>
+  /** By `p` as JavaScript writes it (`String(0.95)`), then by field. */
+  percentile?: Record<string, Record<string, number | null>>
 }
 
 /**

@@ -138,7 +138,9 @@ function aggregatePageSchema(): SchemaObject {
         type: 'array',
         items: {
           type: 'object',
-          properties: Object.fromEntries(['groupBy', ...AGGREGATE_FUNCTIONS].map((m) => [m, members]))
+          properties: Object.fromEntries(
+            ['groupBy', ...AGGREGATE_FUNCTIONS, 'percentile'].map((m) => [m, members])
+          )
         }
       },
       pageInfo: schemaRef(PAGE_INFO_SCHEMA),

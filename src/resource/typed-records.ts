@@ -1,6 +1,11 @@
 import type { Paginated, Query } from '@feathersjs/feathers'
 import type { FieldComparison } from '../model/query'
-import type { AggregateRequest, AggregateSortField, GroupByField } from '../model/aggregate'
+import type {
+  AggregateRequest,
+  AggregateSortField,
+  GroupByField,
+  StatisticalFunction
+} from '../model/aggregate'
 import type { Page, PartitionedPages } from '../model/page'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import type { FactsOf } from './annotations'
@@ -179,7 +184,7 @@ export type HavingOf<D extends ResourceDefinition> = {
   avg?: { [K in NumericField<D>]?: FieldComparison }
   min?: { [K in OrderedField<D>]?: FieldComparison }
   max?: { [K in OrderedField<D>]?: FieldComparison }
-}
+} & { [F in StatisticalFunction]?: { [K in NumericField<D>]?: FieldComparison } }
 
 /**
  * An aggregate request whose field names are the resource's, each where its function applies. `Having` is
@@ -199,6 +204,8 @@ export type AggregateRequestOf<D extends ResourceDefinition, Having = HavingOf<D
           | 'avg'
           | 'min'
           | 'max'
+          | StatisticalFunction
+          | 'percentile'
           | 'having'
           | 'sorting'
           | 'partitionBy'
@@ -210,6 +217,12 @@ export type AggregateRequestOf<D extends ResourceDefinition, Having = HavingOf<D
           avg?: NumericField<D>[]
           min?: OrderedField<D>[]
           max?: OrderedField<D>[]
+          stddevPop?: NumericField<D>[]
+          stddevSamp?: NumericField<D>[]
+          varPop?: NumericField<D>[]
+          varSamp?: NumericField<D>[]
+          median?: NumericField<D>[]
+          percentile?: Array<{ p: number; fields: NumericField<D>[] }>
           having?: Having
           sorting?: Array<AggregateSortField & { field: AggregateField<D> }>
           partitionBy?: AggregateField<D>

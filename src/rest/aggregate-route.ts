@@ -18,24 +18,38 @@ export function aggregatePath(resource: ResolvedResource) {
   return `/${resource.basePath}/aggregate`
 }
 
-/** The CSV columns of a request: `groupBy.<field>` for each group key, then `<function>.<field>`. */
+type CsvColumn = [name: string, value: (response: AggregateResponse) => unknown]
+
+const memberColumn = (member: string, field: string): CsvColumn => [
+  `${member}.${field}`,
+  (response) => (response[member as keyof AggregateResponse] as Record<string, unknown> | undefined)?.[field]
+]
+
+/**
+ * The CSV columns of a request: `groupBy.<field>` for each group key, then `<function>.<field>`, then
+ * `percentile(<p>).<field>`.
+ */
 function csvColumns(request: AggregateRequest) {
-  const columns = (request.groupBy ?? []).map((group) => `groupBy.${group.field}`)
+  const columns = (request.groupBy ?? []).map((group) => memberColumn('groupBy', group.field))
   for (const fn of AGGREGATE_FUNCTIONS) {
-    for (const field of new Set(request[fn] ?? [])) columns.push(`${fn}.${field}`)
+    for (const field of new Set(request[fn] ?? [])) columns.push(memberColumn(fn, field))
+  }
+  const named = new Set<string>()
+  for (const { p, fields } of request.percentile ?? []) {
+    for (const field of fields) {
+      const name = `percentile(${p}).${field}`
+      if (named.has(name)) continue
+      named.add(name)
+      columns.push([name, (response) => response.percentile?.[String(p)]?.[field]])
+    }
   }
   return columns
 }
 
 function csvOf(request: AggregateRequest, responses: AggregateResponse[]) {
   const columns = csvColumns(request)
-  const rows = responses.map((response) =>
-    columns.map((column) => {
-      const [member, field] = column.split(/\.(.*)/) as [keyof AggregateResponse, string]
-      return (response[member] as Record<string, unknown> | undefined)?.[field] ?? null
-    })
-  )
-  return stringify([columns, ...rows], {
+  const rows = responses.map((response) => columns.map(([, value]) => value(response) ?? null))
+  return stringify([columns.map(([name]) => name), ...rows], {
     quoted_string: true,
     escape_formulas: true,
     record_delimiter: '\n',

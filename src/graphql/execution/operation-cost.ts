@@ -17,10 +17,10 @@ import {
 import type { PageSizes } from '../../resource/resolved'
 import { workOf } from '../type/field-work'
 import { isRelationFilter } from '../type/filter-input'
-import { isStatistical, type AggregateFunction } from '../../model/aggregate'
+import { isStatistical, type ColumnFunction } from '../../model/aggregate'
 
 /**
- * What a field of a statistical aggregate costs, in fields: a median ranks the values of each group (a sort),
+ * What a field of a statistical aggregate costs, in fields: a median or percentile ranks the values of each group (a sort),
  * a deviation or variance reads them twice (their mean first, from a window over the rows on SQLite and
  * MariaDB).
  */
@@ -28,8 +28,8 @@ const STATISTIC_WEIGHT = { median: 4, deviation: 2 }
 
 /** The weight of the fields selected under `member` of an aggregate response, 1 for the plain functions. */
 function memberWeight(parent: GraphQLNamedType | undefined, member: string) {
-  if (!parent?.name.endsWith('AggregateResponse') || !isStatistical(member as AggregateFunction)) return 1
-  return member === 'median' ? STATISTIC_WEIGHT.median : STATISTIC_WEIGHT.deviation
+  if (!parent?.name.endsWith('AggregateResponse') || !isStatistical(member as ColumnFunction)) return 1
+  return member === 'median' || member === 'percentile' ? STATISTIC_WEIGHT.median : STATISTIC_WEIGHT.deviation
 }
 
 /** Where the walk stops: past any bound, the exact figures no longer matter. */

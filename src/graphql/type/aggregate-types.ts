@@ -2,12 +2,18 @@ import {
   GraphQLEnumType,
   GraphQLFloat,
   GraphQLInt,
+  GraphQLNonNull,
   GraphQLObjectType,
   type GraphQLFieldConfigMap,
   type GraphQLOutputType
 } from 'graphql'
 import type { ResolvedField, ResolvedResource } from '../../resource/resolved'
-import { DATE_BUCKETS, type AggregateFunction, type StatisticalFunction } from '../../model/aggregate'
+import {
+  DATE_BUCKETS,
+  type AggregateFunction,
+  type AggregateResponse,
+  type StatisticalFunction
+} from '../../model/aggregate'
 import { groupable, unsupported } from '../../aggregate/request-checker'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
@@ -132,6 +138,18 @@ export function aggregateResponseType(
     for (const [fn, description] of numeric.length ? Object.entries(STATISTICS_DESCRIPTIONS) : []) {
       const typeName = `${prefix}${fn[0].toUpperCase()}${fn.slice(1)}Aggregate`
       members[fn] = { type: membersType(typeName, numeric, () => GraphQLFloat), description }
+    }
+    if (numeric.length) {
+      members.percentile = {
+        type: membersType(`${prefix}PercentileAggregate`, numeric, () => GraphQLFloat),
+        args: {
+          p: { type: new GraphQLNonNull(GraphQLFloat), description: 'Which percentile, from 0 to 1.' }
+        },
+        description:
+          'Continuous percentile of the values, interpolated between the closest ranks (null for none); several through aliases: `p95: percentile(p: 0.95) { duration }`.',
+        resolve: (response, args: { p: number }) =>
+          (response as AggregateResponse).percentile?.[String(args.p)]
+      }
     }
     return new GraphQLObjectType({ name, fields: members })
   })
