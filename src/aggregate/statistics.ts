@@ -4,13 +4,14 @@ import { isStatistical, type StatisticalFunction } from '../model/aggregate'
 import type { AggregateColumn } from './plan-columns'
 
 /**
- * Deviations, variances and the median where the database lacks a sound function of its own (SQLite and
- * MariaDB; PostgreSQL has them all), in plain SQL that every driver runs: node-sqlite3 cannot register
- * functions, and MariaDB's variances are not numerically sound. The filtered rows become a derived table with window columns per group (the group's mean, each
- * value's rank and the group's count of values), which the grouping then reads:
+ * Deviations, variances, the median and percentiles where the database lacks a sound function of its own
+ * (SQLite and MariaDB; PostgreSQL has them all), in plain SQL that every driver runs: node-sqlite3 cannot
+ * register functions, and MariaDB's variances lose digits. The filtered rows become a derived table with
+ * window columns per group (the group's mean, each value's rank and the group's count of values), which the
+ * grouping then reads:
  *
- *   variance  SUM((x - mean) * (x - mean)) / COUNT(x)   two passes, so 1e12 ± 1 keeps its digits
- *   median    the values ranked floor(p (n - 1)) + 1 and the next, interpolated linearly (percentile_cont)
+ *   variance    SUM((x - mean) * (x - mean)) / COUNT(x)   two passes, so 1e12 ± 1 keeps its digits
+ *   percentile  the values ranked floor(p (n - 1)) + 1 and the next, interpolated linearly (percentile_cont)
  */
 const MEDIAN = 0.5
 
