@@ -9,6 +9,7 @@ import { bodyParser, errorHandler, koa, rest } from '@feathersjs/koa'
 import restClient from '@feathersjs/rest-client'
 import { feathersQuery } from '../src'
 import { graphql } from './support/graphql'
+import { clearTables, seedLinks, seedTags, seedTodoItems } from './support/seed'
 
 /**
  * Deviations, variances and the median on every aggregate surface, checked against the formulas below over
@@ -452,3 +453,66 @@ forEachDatabase(
   },
   createStatisticsApp
 )
+
+forEachDatabase('Aggregates: statistics of many-to-many relations, per parent through the links', (env) => {
+  // Item i has priority (i - 3) * 1e12 / 7 and is linked to tags 0..i % 4: each tag its own set of items.
+  const priorityOf = (index: number) => ((index - 3) * 1e12) / 7
+  const tagsOf = (index: number) => Array.from({ length: (index % 4) + 1 }, (_, tag) => tag)
+
+  before(async function () {
+    this.timeout(60000)
+    const { db } = env.server
+    await clearTables(db)
+    const items = await seedTodoItems(
+      db,
+      Array.from({ length: 9 }, (_, index) => ({ title: `item ${index}`, priority: priorityOf(index) }))
+    )
+    const tags = await seedTags(db, ['t0', 't1', 't2', 't3'])
+    await seedLinks(
+      db,
+      items.flatMap((item, index) => tagsOf(index).map((tag) => [item, tags[tag]] as [number, number]))
+    )
+  })
+
+  it('answers each tag the deviation, median and a percentile of its items, in one statement', async () => {
+    let response: any
+    const statements = await env.server.countStatements(async () => {
+      response = await graphql(
+        env.server,
+        `
+          {
+            tags(sorting: [{ field: name, direction: ASC }]) {
+              edges {
+                node {
+                  name
+                  todoItemsAggregate {
+                    stddevSamp {
+                      priority
+                    }
+                    median {
+                      priority
+                    }
+                    p90: percentile(p: 0.9) {
+                      priority
+                    }
+                  }
+                }
+              }
+            }
+          }
+        `
+      )
+    })
+    assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+    assert.equal(statements, 2, 'the tags, then the aggregates of all of them')
+    for (const [tag, { node }] of response.data.tags.edges.entries()) {
+      const values = Array.from({ length: 9 }, (_, index) => index)
+        .filter((index) => tagsOf(index).includes(tag))
+        .map(priorityOf)
+      const [aggregate] = node.todoItemsAggregate
+      assertClose(aggregate.stddevSamp.priority, statistics(values).stddevSamp, `${node.name} stddevSamp`)
+      assertClose(aggregate.median.priority, percentile(values, 0.5), `${node.name} median`)
+      assertClose(aggregate.p90.priority, percentile(values, 0.9), `${node.name} p90`)
+    }
+  })
+})
