@@ -421,6 +421,27 @@ forEachDatabase(
       )
     })
 
+    it('refuses a variance beyond the largest double with a 400, never a 500', async () => {
+      const rows = [1e300, -1e300].map((value) => ({
+        ...READINGS[0],
+        sensorId: 9,
+        value,
+        at: new Date(READINGS[0].at)
+      }))
+      await env.server.db('readings').insert(rows)
+      try {
+        const response = await env.server.http('GET', '/readings/aggregate?sensorId=9&varPop=value')
+        assert.equal(response.status, 400, response.text)
+        assert.match(response.body.errors[0].field, /^(aggregate|varPop\.value)$/)
+        assert.match(response.body.errors[0].message, /out of range: beyond ±1\.79/)
+        const median = await env.server.http('GET', '/readings/aggregate?sensorId=9&median=value')
+        assert.equal(median.status, 200, median.text)
+        assert.equal(median.body.nodes[0].median.value, 0)
+      } finally {
+        await env.server.db('readings').where({ sensorId: 9 }).delete()
+      }
+    })
+
     it('refuses non-numeric fields with a 400 naming the entry', async () => {
       const response = await env.server.http('GET', '/readings/aggregate?median=label&stddevSamp=ok')
       assert.equal(response.status, 400)

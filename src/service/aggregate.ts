@@ -1,5 +1,7 @@
 import type { Knex } from 'knex'
 import { runQuery } from '../dialect/database-errors'
+import { violationOf } from '../dialect/constraint-violations'
+import { badField } from '../common/errors'
 import type { GroupIndexes } from '../dialect/dialect'
 import type { Filter } from '../model/query'
 import type { AggregateRequest } from '../model/aggregate'
@@ -78,20 +80,39 @@ export async function aggregateRecords(
   let rows: Rows
   if (link || needsFunctions) {
     const query = compile(visible.values)
-    rows = needsFunctions ? await withSqliteFunctions(knex, query, runRows) : await runRows(query)
+    rows = await withinRange(() =>
+      needsFunctions ? withSqliteFunctions(knex, query, runRows) : runRows(query)
+    )
   } else {
     // The statement depends on the request (grouping, functions, having, order, paging, zones), on the series
     // a fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
     // from call to call of one dashboard's aggregate, so they are bound into a statement compiled once.
     const fillKeys = plan.fill ? JSON.stringify(plan.fill.keys) : ''
     const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${withoutGroupIndexes}|${visible.key}`
-    rows = await store.run(params, shape, visible.values, compile)
+    rows = await withinRange(() => store.run(params, shape, visible.values, compile))
   }
   if (refusals && exceedsGroups(plan, rows)) refusals.count++
   return decodeAggregateRows(plan, rows)
 }
 
 const runRows = (built: Knex.QueryBuilder) => runQuery<Rows>(built)
+
+/**
+ * A double computed past the largest one (the variance of ±1e300): PostgreSQL and MariaDB fail the statement
+ * where SQLite answers Infinity, which decoding refuses. The same 400 on each, about the request: the
+ * database does not say which aggregate overflowed, and no column was written.
+ */
+async function withinRange<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause
+    if (cause && violationOf(cause)?.rule === 'range') {
+      throw badField('aggregate', `computes a value out of range: beyond ±${Number.MAX_VALUE}`)
+    }
+    throw error
+  }
+}
 
 /** What the first aggregate would otherwise wait for where the database groups by indexes: the table's indexes. */
 export async function readGroupIndexes(store: ResourceStore) {
