@@ -48,7 +48,10 @@ forEachDatabase(
       this.timeout(60000)
       await seedRelationOrder(env.server.db, ROWS)
       for (const [id, created] of Object.entries(CREATED)) {
-        await env.server.db('todo_items').where('id', Number(id)).update({ created: new Date(created) })
+        await env.server
+          .db('todo_items')
+          .where('id', Number(id))
+          .update({ created: new Date(created) })
       }
     })
 

@@ -105,7 +105,7 @@ forEachDatabase(
 
     it('types each member after the fields: own types, Float sums, no booleans in min/max', () => {
       for (const expected of [
-        'type BookAggregateResponse { groupBy: BookAggregateGroupBy count: BookCountAggregate countDistinct: BookCountDistinctAggregate sum: BookSumAggregate avg: BookAvgAggregate min: BookMinAggregate max: BookMaxAggregate running: BookAggregateRunning previous: BookAggregatePeriod periodAgo( period: GroupBy! ): BookAggregatePeriod }',
+        'type BookAggregateResponse { groupBy: BookAggregateGroupBy count: BookCountAggregate countDistinct: BookCountDistinctAggregate sum: BookSumAggregate avg: BookAvgAggregate min: BookMinAggregate max: BookMaxAggregate stddevPop: BookStddevPopAggregate stddevSamp: BookStddevSampAggregate varPop: BookVarPopAggregate varSamp: BookVarSampAggregate median: BookMedianAggregate percentile( p: Float! ): BookPercentileAggregate running: BookAggregateRunning previous: BookAggregatePeriod periodAgo( period: GroupBy! ): BookAggregatePeriod }',
         'type BookAggregateGroupBy { id: ID libraryId: Int title: String pages: Int price: Float published( by: GroupBy = DAY timeZone: String = "UTC" fill: GroupFill ): DateTime available: Boolean shelf: String }',
         'type BookCountAggregate { id: Int libraryId: Int title: Int pages: Int price: Int published: Int available: Int tenant: Int }',
         'type BookSumAggregate { id: Float libraryId: Float pages: Float price: Float }',

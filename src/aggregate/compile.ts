@@ -7,6 +7,7 @@ import { applyParsedFilter } from '../query/compile-filter'
 import type { QueryLimits } from '../resource/query-limits'
 import {
   isCounting,
+  isStatistical,
   type AggregatePage,
   type AggregateResponse,
   type PartitionedAggregates
@@ -24,6 +25,7 @@ import {
 import { groupKeys, type AggregatePlan } from './plan'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
 import { seriesRows } from './series-sql'
+import { computedFromWindows, statisticFromWindows, windowColumns } from './statistics'
 
 const FUNCTION_SQL: Record<'count' | 'countDistinct' | 'min' | 'max', string> = {
   count: 'COUNT(??)',
@@ -46,10 +48,17 @@ const BUCKETS = '__fq_buckets'
 function aggregateExpression(
   knex: Knex,
   target: SqlTarget,
-  { fn, field }: AggregateColumn,
+  aggregate: AggregateColumn,
   column: SqlColumn
 ): Knex.Raw {
+  const { fn, field } = aggregate
   const integers = field.kind === 'integer'
+  if (isStatistical(fn)) {
+    const native = target.dialect.statistics.native[fn]
+    return native
+      ? native(column, aggregate.p ?? 0.5)
+      : statisticFromWindows(knex, target.dialect, target.table, aggregate, column)
+  }
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
   if (fn === 'sum') return target.dialect.sum(column, integers)
   if (fn === 'avg') return target.dialect.average(column, integers)
@@ -86,10 +95,13 @@ function groupedRows(
   buckets: DateBuckets,
   plan: AggregatePlan
 ) {
+  const windowed = plan.aggregates.filter((aggregate) => computedFromWindows(target.dialect, aggregate))
+  if (windowed.length) builder = withWindowColumns(knex, builder, target, buckets, plan, windowed)
   for (const group of groupKeys(plan)) {
-    builder
-      .select(knex.raw('? AS ??', [groupExpression(knex, target, buckets, group), group.alias]))
-      .groupBy(group.alias)
+    const key = windowed.length
+      ? knex.raw('??', [`${target.table}.${group.alias}`])
+      : groupExpression(knex, target, buckets, group)
+    builder.select(knex.raw('? AS ??', [key, group.alias])).groupBy(group.alias)
   }
   for (const aggregate of plan.aggregates) {
     const { field, alias } = aggregate
@@ -100,6 +112,28 @@ function groupedRows(
     }
   }
   return builder
+}
+
+/**
+ * The filtered rows as a derived table under the table's own name (so that qualified columns still read it):
+ * every column, the group keys computed once, and the window columns of the statistics computed from them
+ * (see `statistics.ts`).
+ */
+function withWindowColumns(
+  knex: Knex,
+  builder: Knex.QueryBuilder,
+  target: SqlTarget,
+  buckets: DateBuckets,
+  plan: AggregatePlan,
+  windowed: AggregateColumn[]
+) {
+  const keys = groupKeys(plan).map((group) => groupExpression(knex, target, buckets, group))
+  builder.select(`${target.table}.*`)
+  groupKeys(plan).forEach((group, index) => builder.select(knex.raw('? AS ??', [keys[index], group.alias])))
+  for (const aggregate of windowed) {
+    builder.select(windowColumns(knex, aggregate, qualified(target, aggregate.field), keys))
+  }
+  return knex.from(builder.as(target.table))
 }
 
 /**

@@ -3,6 +3,7 @@ import { decodeValue } from '../resource/codec'
 import { matchesFilter } from '../query/match-filter'
 import {
   isCounting,
+  isStatistical,
   type AggregatePage,
   type AggregateResponse,
   type AggregateValues,
@@ -42,7 +43,7 @@ export const overflowAlias = (alias: string) => `${alias}_overflowed`
 function decodeAggregate({ fn, field, alias }: AggregateColumn, row: Row, path = '') {
   const value = row[alias]
   if (isCounting(fn)) return Number(value ?? 0)
-  if (fn !== 'sum' && fn !== 'avg') return decodeValue(field.kind, value)
+  if (fn !== 'sum' && fn !== 'avg' && !isStatistical(fn)) return decodeValue(field.kind, value)
   // PostgreSQL answers NULL for a sum that overflowed, and says so in the overflow column (true).
   const overflowed = Number(row[overflowAlias(alias)] ?? 0) === 1
   if (!overflowed && (value === null || value === undefined)) return null
@@ -76,8 +77,11 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
   }
   for (const column of plan.aggregates) {
     if (column.hidden) continue
-    const member = (response[column.fn] ??= {}) as Record<string, unknown>
-    member[column.field.name] = decodeAggregate(column, row)
+    const owner =
+      column.fn === 'percentile'
+        ? ((response.percentile ??= {})[String(column.p)] ??= {})
+        : ((response[column.fn] ??= {}) as Record<string, unknown>)
+    owner[column.field.name] = decodeAggregate(column, row)
   }
   const { series } = plan
   if (series) {

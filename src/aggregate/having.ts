@@ -43,7 +43,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** Turns `{count: {id: {gt: 5}}, or: [...]}` into `{'count.id': {gt: 5}, or: [...]}`, collecting columns. */
 function flatten(check: RequestChecker, having: unknown, path: string, used: Set<AggregateColumn>): Filter {
   if (!isObject(having)) {
-    check.problem(path, 'must be an object of and, or, count, countDistinct, sum, avg, min, max')
+    check.problem(path, `must be an object of and, or, ${AGGREGATE_FUNCTIONS.join(', ')}`)
     return {}
   }
   const filter: Filter = {}
@@ -56,7 +56,7 @@ function flatten(check: RequestChecker, having: unknown, path: string, used: Set
       continue
     }
     if (!AGGREGATE_FUNCTIONS.includes(key as AggregateFunction)) {
-      check.problem(at, 'is not an aggregate (use count, countDistinct, sum, avg, min, max, and, or)')
+      check.problem(at, `is not an aggregate (use ${AGGREGATE_FUNCTIONS.join(', ')}, and, or)`)
       continue
     }
     if (!isObject(value)) {

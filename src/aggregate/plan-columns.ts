@@ -1,6 +1,6 @@
 import type { ResolvedField, ResolvedOneRelation } from '../resource/resolved'
 import type { SqlColumn } from '../dialect/dialect'
-import type { AggregateFunction, DateBucket, GroupFill } from '../model/aggregate'
+import type { ColumnFunction, DateBucket, GroupFill } from '../model/aggregate'
 
 /**
  * The columns of a validated aggregate request: every name resolved to a field of the resource, every column
@@ -22,7 +22,9 @@ export interface GroupColumn {
 }
 
 export interface AggregateColumn {
-  fn: AggregateFunction
+  fn: ColumnFunction
+  /** Percentiles only: which one, 0 to 1. */
+  p?: number
   field: ResolvedField
   alias: string
   /** Computed for `having` or `sorting` only, not answered. */

@@ -27,6 +27,7 @@ const REQUEST_KEYS = new Set<string>([
   'running',
   'previous',
   'periodAgo',
+  'percentile',
   ...AGGREGATE_FUNCTIONS
 ])
 const NOTHING_SELECTED = 'No aggregate fields selected'
@@ -131,6 +132,26 @@ function planColumns(check: RequestChecker) {
   }
 }
 
+/** `percentile: [{p, fields}]`: each p a number from 0 to 1, each field numeric. */
+function planPercentiles(check: RequestChecker) {
+  check.list('percentile').forEach((entry, index) => {
+    const path = `percentile.${index}`
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
+      return check.problem(path, 'must be {p, fields}')
+    }
+    const { p, fields, ...rest } = entry as Record<string, unknown>
+    for (const key of Object.keys(rest)) check.problem(`${path}.${key}`, 'is not part of a percentile entry')
+    if (typeof p !== 'number' || !(p >= 0 && p <= 1)) {
+      return check.problem(`${path}.p`, 'must be a number from 0 to 1')
+    }
+    if (!Array.isArray(fields)) return check.problem(`${path}.fields`, 'must be a list')
+    fields.forEach((name, at) => {
+      const column = check.column('percentile', name, `${path}.fields.${at}`, p)
+      if (column) column.hidden = false
+    })
+  })
+}
+
 /** `paging: {limit, offset}`: a page of at most maxGroups groups (all of them by default). */
 function planPaging(check: RequestChecker, request: AggregateRequest, maxGroups: number) {
   const { paging } = request
@@ -155,7 +176,7 @@ export function planAggregate(
   context: PlanContext
 ): AggregatePlan {
   if (!request || typeof request !== 'object' || Array.isArray(request)) {
-    throw badField('aggregate', 'must be an object of groupBy, count, sum, avg, min, max')
+    throw badField('aggregate', `must be an object of groupBy, ${AGGREGATE_FUNCTIONS.join(', ')}`)
   }
   const check = new RequestChecker(resource, request, context.maxRelationDepth)
   for (const key of Object.keys(request)) {
@@ -163,6 +184,7 @@ export function planAggregate(
   }
   const groups = planGroups(check)
   planColumns(check)
+  planPercentiles(check)
   const having = planHaving(check, resource, request.having)
   const order = planOrder(check, groups, request.sorting)
   const paging = planPaging(check, request, context.maxGroups)

@@ -1,7 +1,7 @@
 import type { FieldError } from '../common/errors'
 import { isNumericKind } from '../resource/field-kind'
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
-import type { AggregateFunction, AggregateRequest } from '../model/aggregate'
+import { isStatistical, type AggregateRequest, type ColumnFunction } from '../model/aggregate'
 import type { AggregateColumn } from './plan-columns'
 import { relationPath, type RelationPath } from '../query/relation-path'
 
@@ -12,11 +12,11 @@ const FILTER_ONLY = 'is filterOnly: it can be filtered on, never read'
  * allowed (how many records have a value, which a filter on `is: null` tells as well); the other functions
  * return values, which a filterOnly field never gives away.
  */
-export function unsupported(fn: AggregateFunction, field: ResolvedField): string | undefined {
+export function unsupported(fn: ColumnFunction, field: ResolvedField): string | undefined {
   // The spec: non-filterable fields are absent from aggregates (groupBy-only audit columns included).
   if (!field.filterable) return `${field.name} cannot be aggregated`
   if (fn !== 'count' && field.filterOnly) return `${field.name} ${FILTER_ONLY}`
-  if ((fn === 'sum' || fn === 'avg') && !isNumericKind(field.kind))
+  if ((fn === 'sum' || fn === 'avg' || isStatistical(fn)) && !isNumericKind(field.kind))
     return `${fn} applies to numeric fields only`
   if ((fn === 'min' || fn === 'max') && field.kind === 'boolean') return `${fn} does not apply to booleans`
   return undefined
@@ -77,14 +77,22 @@ export class RequestChecker {
   }
 
   /** The column of `fn` of the field named `name`, added (hidden) when the request does not answer it. */
-  column(fn: AggregateFunction, name: unknown, path: string): AggregateColumn | undefined {
+  column(fn: ColumnFunction, name: unknown, path: string, p?: number): AggregateColumn | undefined {
     const field = this.field(name, path)
     if (!field) return undefined
     const problem = unsupported(fn, field)
     if (problem) return this.problem(path, problem)
-    const existing = this.columns.find((column) => column.fn === fn && column.field === field)
+    const existing = this.columns.find(
+      (column) => column.fn === fn && column.field === field && column.p === p
+    )
     if (existing) return existing
-    const column = { fn, field, alias: `__fq_${fn}_${this.columns.length}`, hidden: true }
+    const column = {
+      fn,
+      field,
+      alias: `__fq_${fn}_${this.columns.length}`,
+      hidden: true,
+      ...(p === undefined ? {} : { p })
+    }
     this.columns.push(column)
     return column
   }

@@ -43,6 +43,8 @@ const MYSQL_RULES: Record<string, ConstraintRule> = {
   ER_NO_DEFAULT_FOR_FIELD: 'required',
   ER_DATA_TOO_LONG: 'length',
   ER_WARN_DATA_OUT_OF_RANGE: 'range',
+  // A double computed past the largest one, as a variance of ±1e300 (PostgreSQL's 22003 alike).
+  ER_DATA_OUT_OF_RANGE: 'range',
   ER_TRUNCATED_WRONG_VALUE: 'format',
   ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: 'format',
   ER_NO_REFERENCED_ROW_2: 'foreignKey',

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import type { DbValue } from '../resource/codec'
-import type { DateBucket } from '../model/aggregate'
+import type { DateBucket, StatisticalFunction } from '../model/aggregate'
 
 /** A column (`table.column`, quoted by knex) or the expression of a SQL-computed field. */
 export type SqlColumn = string | Knex.Raw
@@ -43,6 +43,8 @@ export interface Dialect {
    * says 0); where this is missing, the database answers Infinity.
    */
   overflowed?(column: SqlColumn): Knex.Raw
+  /** Deviations, variances and the median (see `aggregate/statistics.ts`). */
+  statistics: StatisticsSql
   /** The rows of a SELECT run with `knex.raw`, whose result each driver shapes its own way. */
   rawRows(result: unknown): Rows
   /** Date buckets of aggregates. */
@@ -51,6 +53,18 @@ export interface Dialect {
   insert(table: Knex.QueryBuilder, row: Record<string, unknown>, idColumn: string): Knex.QueryBuilder
   /** Where the database may group by reading an index in order, the choice of whether to let it. */
   groupIndexes?: GroupIndexes
+}
+
+/**
+ * The statistical aggregates a database computes itself, in double precision, where its function is
+ * numerically sound (a one-pass update, never the cancelling sum of squares); the others the plugin computes
+ * in plain SQL from window columns over the filtered rows, the same SQL on every database.
+ */
+export interface StatisticsSql {
+  /** `p`: the percentile's (the median's is 0.5), a checked number from 0 to 1, written into the SQL. */
+  native: Partial<Record<StatisticalFunction | 'percentile', (column: SqlColumn, p: number) => Knex.Raw>>
+  /** SQL of the largest integer not above a non-negative number `sql` (SQLite's FLOOR needs its math functions). */
+  floor(sql: string): string
 }
 
 /** Whether a grouping may read an index in key order (see `mysql-group-index.ts`). */

@@ -103,6 +103,19 @@ export function postgresDialect(knex: Knex): Dialect {
     overflowed: (column) => knex.raw(`ABS(${SCALED_SUM}) > ${SCALED_LIMIT}`, [column]),
     rawRows: (result) => (result as { rows: Rows }).rows,
     dateBuckets: dateBuckets(knex),
+    // Youngs-Cramer updates for float8 variances; percentile_cont is the definition of the median we answer.
+    statistics: {
+      native: {
+        stddevPop: (column) => knex.raw('STDDEV_POP(??::float8)', [column]),
+        stddevSamp: (column) => knex.raw('STDDEV_SAMP(??::float8)', [column]),
+        varPop: (column) => knex.raw('VAR_POP(??::float8)', [column]),
+        varSamp: (column) => knex.raw('VAR_SAMP(??::float8)', [column]),
+        median: (column) => knex.raw('PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ??::float8)', [column]),
+        percentile: (column, p) =>
+          knex.raw(`PERCENTILE_CONT(${p}) WITHIN GROUP (ORDER BY ??::float8)`, [column])
+      },
+      floor: (sql) => `FLOOR(${sql})`
+    },
     // Without RETURNING, PostgreSQL answers an INSERT with no id.
     insert: (table, row, idColumn) => table.insert(row, [idColumn])
   }

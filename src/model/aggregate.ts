@@ -1,12 +1,51 @@
 import type { FieldComparison, SortDirection, SortNulls } from './query'
 
 /** Aggregate requests and their answers: grouped counts, sums and the like of a resource's records. */
-export type AggregateFunction = 'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max'
+export type AggregateFunction =
+  'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max' | StatisticalFunction
 
-export const AGGREGATE_FUNCTIONS: AggregateFunction[] = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max']
+/**
+ * Deviations and variances (population and sample: no bare `stddev`, as SQL dialects disagree on what it
+ * means) and the median, interpolated between the two middle values as PostgreSQL's `percentile_cont(0.5)`.
+ */
+export type StatisticalFunction = 'stddevPop' | 'stddevSamp' | 'varPop' | 'varSamp' | 'median'
+
+/** What a planned aggregate column computes: a function of the request, or one percentile. */
+export type ColumnFunction = AggregateFunction | 'percentile'
+
+export const STATISTICAL_FUNCTIONS: StatisticalFunction[] = [
+  'stddevPop',
+  'stddevSamp',
+  'varPop',
+  'varSamp',
+  'median'
+]
+
+export const AGGREGATE_FUNCTIONS: AggregateFunction[] = [
+  'count',
+  'countDistinct',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  ...STATISTICAL_FUNCTIONS
+]
+
+export const isStatistical = (fn: ColumnFunction): fn is StatisticalFunction | 'percentile' =>
+  fn === 'percentile' || (STATISTICAL_FUNCTIONS as AggregateFunction[]).includes(fn)
+
+/**
+ * `percentile: [{p: 0.95, fields: ['duration']}]`: continuous percentiles (PostgreSQL's `percentile_cont`),
+ * `0 <= p <= 1`, answered as `percentile: {'0.95': {duration}}`. Not a list of fields like the other
+ * functions, so not in AGGREGATE_FUNCTIONS; answered only, not sorted or filtered by (the median is).
+ */
+export interface PercentileRequest {
+  p: number
+  fields: string[]
+}
 
 /** Counts are integers, 0 for no records; the other functions answer null for no values. */
-export const isCounting = (fn: AggregateFunction) => fn === 'count' || fn === 'countDistinct'
+export const isCounting = (fn: ColumnFunction) => fn === 'count' || fn === 'countDistinct'
 
 export type DateBucket = 'HOUR' | 'DAY' | 'WEEK' | 'MONTH' | 'QUARTER' | 'YEAR'
 
@@ -43,6 +82,11 @@ export interface AggregateHaving {
   avg?: Record<string, FieldComparison>
   min?: Record<string, FieldComparison>
   max?: Record<string, FieldComparison>
+  stddevPop?: Record<string, FieldComparison>
+  stddevSamp?: Record<string, FieldComparison>
+  varPop?: Record<string, FieldComparison>
+  varSamp?: Record<string, FieldComparison>
+  median?: Record<string, FieldComparison>
 }
 
 /** What groups are ordered by: a group key (no `aggregate`), or one aggregate of a field. */
@@ -62,6 +106,12 @@ export interface AggregateRequest {
   avg?: string[]
   min?: string[]
   max?: string[]
+  stddevPop?: string[]
+  stddevSamp?: string[]
+  varPop?: string[]
+  varSamp?: string[]
+  median?: string[]
+  percentile?: PercentileRequest[]
   having?: AggregateHaving
   /** The order of the groups; ties, and groups after these terms, go by the group keys ascending. */
   sorting?: AggregateSortField[]
@@ -106,6 +156,13 @@ export interface AggregateResponse {
   avg?: Record<string, number | null>
   min?: Record<string, unknown>
   max?: Record<string, unknown>
+  stddevPop?: Record<string, number | null>
+  stddevSamp?: Record<string, number | null>
+  varPop?: Record<string, number | null>
+  varSamp?: Record<string, number | null>
+  median?: Record<string, number | null>
+  /** By `p` as JavaScript writes it (`String(0.95)`), then by field. */
+  percentile?: Record<string, Record<string, number | null>>
   /** With `running` in the request: the cumulative values up to and including this bucket. */
   running?: AggregateValues
   /**

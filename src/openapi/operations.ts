@@ -9,6 +9,7 @@ import { exportPath } from '../rest/export/route'
 import { exportQuerySchema } from '../rest/export/export-query'
 import { aggregatePath } from '../rest/aggregate-route'
 import { aggregateQuerySchema } from '../rest/aggregate-query'
+import { AGGREGATE_FUNCTIONS } from '../model/aggregate'
 import { allowsMulti, maxMultiOf } from '../service/multi'
 import type { GuardedMethod } from '../authorization/guards'
 import { errorResponsesOf, PAGE_INFO_SCHEMA, schemaRef } from './components'
@@ -139,7 +140,7 @@ function aggregatePageSchema(): SchemaObject {
           type: 'object',
           properties: Object.fromEntries(
             [
-              ...['groupBy', 'count', 'countDistinct', 'sum', 'avg', 'min', 'max'],
+              ...['groupBy', ...AGGREGATE_FUNCTIONS, 'percentile'],
               // Over a date bucket: the running values and the compared buckets' aggregates, by function.
               ...['running', 'previous', 'periodAgo']
             ].map((m) => [m, members])

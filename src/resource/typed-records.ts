@@ -1,6 +1,12 @@
 import type { Paginated, Query } from '@feathersjs/feathers'
 import type { FieldComparison } from '../model/query'
-import type { AggregateRequest, AggregateSortField, DateBucket, GroupByField } from '../model/aggregate'
+import type {
+  AggregateRequest,
+  AggregateSortField,
+  DateBucket,
+  GroupByField,
+  StatisticalFunction
+} from '../model/aggregate'
 import type { Page, PartitionedPages } from '../model/page'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import type { FactsOf } from './annotations'
@@ -182,7 +188,7 @@ export type HavingOf<D extends ResourceDefinition> = {
   avg?: { [K in NumericField<D>]?: FieldComparison }
   min?: { [K in OrderedField<D>]?: FieldComparison }
   max?: { [K in OrderedField<D>]?: FieldComparison }
-}
+} & { [F in StatisticalFunction]?: { [K in NumericField<D>]?: FieldComparison } }
 
 /** The fields of `previous` and `periodAgo`, each under the functions that apply to it (as the request's lists). */
 type SelectionOf<D extends ResourceDefinition> = {
@@ -212,6 +218,8 @@ export type AggregateRequestOf<D extends ResourceDefinition, Having = HavingOf<D
           | 'avg'
           | 'min'
           | 'max'
+          | StatisticalFunction
+          | 'percentile'
           | 'having'
           | 'sorting'
           | 'partitionBy'
@@ -226,6 +234,12 @@ export type AggregateRequestOf<D extends ResourceDefinition, Having = HavingOf<D
           avg?: NumericField<D>[]
           min?: OrderedField<D>[]
           max?: OrderedField<D>[]
+          stddevPop?: NumericField<D>[]
+          stddevSamp?: NumericField<D>[]
+          varPop?: NumericField<D>[]
+          varSamp?: NumericField<D>[]
+          median?: NumericField<D>[]
+          percentile?: Array<{ p: number; fields: NumericField<D>[] }>
           having?: Having
           sorting?: Array<AggregateSortField & { field: AggregateField<D> }>
           partitionBy?: AggregateField<D>

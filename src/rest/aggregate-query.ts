@@ -50,6 +50,14 @@ function aggregateParameters(resource: ResolvedResource): Record<string, TSchema
     avg: list('Numeric fields to average'),
     min: list('Fields whose smallest value to answer'),
     max: list('Fields whose largest value to answer'),
+    stddevPop: list('Numeric fields whose population standard deviation to answer'),
+    stddevSamp: list('Numeric fields whose sample standard deviation to answer'),
+    varPop: list('Numeric fields whose population variance to answer'),
+    varSamp: list('Numeric fields whose sample variance to answer'),
+    median: list('Numeric fields whose median to answer (the two middle values interpolated)'),
+    percentile: list(
+      'Continuous percentiles as p:field, p from 0 to 1, comma-separated, e.g. 0.95:duration,0.5:duration'
+    ),
     having: Type.Optional(
       Type.String({
         description:
@@ -98,6 +106,17 @@ export interface AggregateQuery {
   filter?: Filter
   format: 'json' | 'csv'
 }
+
+/**
+ * `0.95:duration,0.5:steps`: one entry per item, so that a 400 names the item (`percentile.1.p`); a missing
+ * or malformed p is left for the planner to refuse.
+ */
+const percentilesOf = (value: unknown) =>
+  split(value).map((item) => {
+    const colon = item.lastIndexOf(':')
+    const p = colon > 0 ? Number(item.slice(0, colon)) : undefined
+    return { p: p as number, fields: [item.slice(colon + 1)] }
+  })
 
 const split = (value: unknown) =>
   typeof value === 'string'
@@ -236,6 +255,7 @@ export function aggregateQueryParser(resource: ResolvedResource) {
     if (errors.length) throw badInput(errors)
     if (groupBy.length) request.groupBy = groupBy
     for (const fn of AGGREGATE_FUNCTIONS) if (query[fn] !== undefined) request[fn] = split(query[fn])
+    if (query.percentile !== undefined) request.percentile = percentilesOf(query.percentile)
     const having = havingOf(query.having)
     if (having !== undefined) request.having = having
     if (query.sort !== undefined) request.sorting = sortingOf(query.sort)

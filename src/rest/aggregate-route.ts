@@ -19,18 +19,40 @@ export function aggregatePath(resource: ResolvedResource) {
   return `/${resource.basePath}/aggregate`
 }
 
+type CsvColumn = [name: string, value: (response: AggregateResponse) => unknown]
+
+/** A column read along its dotted name: `groupBy.todoItem.completed`, `previous.count.id`. */
+const pathColumn = (name: string): CsvColumn => [
+  name,
+  (response) => {
+    let value: unknown = response
+    for (const key of name.split('.')) value = (value as Record<string, unknown> | undefined)?.[key]
+    return value
+  }
+]
+
 /**
- * The CSV columns of a request: `groupBy.<field>` for each group key, then `<function>.<field>`, then
+ * The CSV columns of a request: `groupBy.<field>` for each group key (a related one nested:
+ * `groupBy.todoItem.completed`), then `<function>.<field>`, `percentile(<p>).<field>`, then
  * `running.<function>.<field>`, `previous.…` and `periodAgo.…`. Field names hold no dots.
  */
 function csvColumns(request: AggregateRequest) {
-  const columns = (request.groupBy ?? []).map((group) => `groupBy.${group.field}`)
+  const columns = (request.groupBy ?? []).map((group) => pathColumn(`groupBy.${group.field}`))
   const values = (prefix: string, selection: AggregateSelection) => {
     for (const fn of AGGREGATE_FUNCTIONS) {
-      for (const field of new Set(selection[fn] ?? [])) columns.push(`${prefix}${fn}.${field}`)
+      for (const field of new Set(selection[fn] ?? [])) columns.push(pathColumn(`${prefix}${fn}.${field}`))
     }
   }
   values('', request)
+  const named = new Set<string>()
+  for (const { p, fields } of request.percentile ?? []) {
+    for (const field of fields) {
+      const name = `percentile(${p}).${field}`
+      if (named.has(name)) continue
+      named.add(name)
+      columns.push([name, (response) => response.percentile?.[String(p)]?.[field]])
+    }
+  }
   for (const member of ['running', 'previous', 'periodAgo'] as const) {
     if (request[member]) values(`${member}.`, request[member])
   }
@@ -39,14 +61,8 @@ function csvColumns(request: AggregateRequest) {
 
 function csvOf(request: AggregateRequest, responses: AggregateResponse[]) {
   const columns = csvColumns(request)
-  const rows = responses.map((response) =>
-    columns.map((column) => {
-      let value: unknown = response
-      for (const key of column.split('.')) value = (value as Record<string, unknown> | undefined)?.[key]
-      return value ?? null
-    })
-  )
-  return stringify([columns, ...rows], {
+  const rows = responses.map((response) => columns.map(([, value]) => value(response) ?? null))
+  return stringify([columns.map(([name]) => name), ...rows], {
     quoted_string: true,
     escape_formulas: true,
     record_delimiter: '\n',

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import { badField } from '../common/errors'
 import { runQuery } from '../dialect/database-errors'
+import { violationOf } from '../dialect/constraint-violations'
 import type { GroupIndexes } from '../dialect/dialect'
 import type { Filter } from '../model/query'
 import type { AggregateRequest } from '../model/aggregate'
@@ -103,7 +104,9 @@ export async function aggregateRecords(
   let rows: Rows
   if (link || needsFunctions) {
     const query = compile(values)
-    rows = needsFunctions ? await withSqliteFunctions(knex, query, runRows) : await runRows(query)
+    rows = await withinRange(() =>
+      needsFunctions ? withSqliteFunctions(knex, query, runRows) : runRows(query)
+    )
   } else {
     // The statement depends on the request (grouping, functions, having, order, paging, zones), on the series
     // a fill spans (which the client's filter bounds) and on the filter's shape; only the filter's values vary
@@ -112,13 +115,30 @@ export async function aggregateRecords(
     // Compared buckets bind their steps, which the filter's bounds give, like a fill's series.
     const steps = plan.series?.steps ? JSON.stringify(plan.series.steps) : ''
     const shape = `aggregate|${JSON.stringify(request)}|${fillKeys}|${steps}|${withoutGroupIndexes}|${visible.key}|${scopes.key}`
-    rows = await store.run(params, shape, values, compile)
+    rows = await withinRange(() => store.run(params, shape, values, compile))
   }
   if (refusals && exceedsGroups(plan, rows)) refusals.count++
   return decodeAggregateRows(plan, rows)
 }
 
 const runRows = (built: Knex.QueryBuilder) => runQuery<Rows>(built)
+
+/**
+ * A double computed past the largest one (the variance of ±1e300): PostgreSQL and MariaDB fail the statement
+ * where SQLite answers Infinity, which decoding refuses. The same 400 on each, about the request: the
+ * database does not say which aggregate overflowed, and no column was written.
+ */
+async function withinRange<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause
+    if (cause && violationOf(cause)?.rule === 'range') {
+      throw badField('aggregate', `computes a value out of range: beyond ±${Number.MAX_VALUE}`)
+    }
+    throw error
+  }
+}
 
 /** What the first aggregate would otherwise wait for where the database groups by indexes: the table's indexes. */
 export async function readGroupIndexes(store: ResourceStore) {

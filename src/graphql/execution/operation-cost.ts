@@ -17,6 +17,20 @@ import {
 import type { PageSizes } from '../../resource/resolved'
 import { workOf } from '../type/field-work'
 import { isRelationFilter } from '../type/filter-input'
+import { isStatistical, type ColumnFunction } from '../../model/aggregate'
+
+/**
+ * What a field of a statistical aggregate costs, in fields: a median or percentile ranks the values of each group (a sort),
+ * a deviation or variance reads them twice (their mean first, from a window over the rows on SQLite and
+ * MariaDB).
+ */
+const STATISTIC_WEIGHT = { median: 4, deviation: 2 }
+
+/** The weight of the fields selected under `member` of an aggregate response, 1 for the plain functions. */
+function memberWeight(parent: GraphQLNamedType | undefined, member: string) {
+  if (!parent?.name.endsWith('AggregateResponse') || !isStatistical(member as ColumnFunction)) return 1
+  return member === 'median' || member === 'percentile' ? STATISTIC_WEIGHT.median : STATISTIC_WEIGHT.deviation
+}
 
 /** Where the walk stops: past any bound, the exact figures no longer matter. */
 export interface CostBounds {
@@ -122,7 +136,7 @@ interface Level {
  *   per record of its page (an empty page counts as one: `first: 0` must not make anything free), what an
  *   aggregate list selects once per entry (up to the resource's `maxGroups` per statement with `groupBy`,
  *   else one per parent); a relation filter in an argument's literal as much as a connection of the default
- *   page size;
+ *   page size; a field of a median costs four, of a deviation or variance two (see `STATISTIC_WEIGHT`);
  * - `statements`: the SQL statements it runs: one per root query and per root `totalCount`, one per batch of
  *   parents for relations and relation aggregates (see `FieldWork`); a connection's `aggregate` counts as the
  *   root or relation aggregate it is, once per connection rather than per record of the page. Aliases of one
@@ -229,6 +243,8 @@ export class OperationCost {
       inner = times * Math.max(requestedPageSize(node, this.sizes), 1)
     } else if (work?.listSize) {
       inner = times * work.listSize
+    } else {
+      inner = times * memberWeight(type, node.name.value)
     }
     this.walk(node.selectionSet, {
       type: definition && getNamedType(definition.type),

@@ -20,9 +20,9 @@ import {
   type GroupFill
 } from '../../model/aggregate'
 
-type Member = 'groupBy' | AggregateFunction
+type Member = 'groupBy' | 'percentile' | AggregateFunction
 
-const MEMBERS = new Set<string>(['groupBy', ...AGGREGATE_FUNCTIONS])
+const MEMBERS = new Set<string>(['groupBy', 'percentile', ...AGGREGATE_FUNCTIONS])
 const SERIES = new Set<string>(['running', 'previous', 'periodAgo'])
 
 /** `running { count { id } }`, `previous {...}`, `periodAgo(period: YEAR) {...}`: their lists, one period per query. */
@@ -144,6 +144,20 @@ export function aggregateRequestOf(info: GraphQLResolveInfo): Omit<AggregateRequ
     if (!MEMBERS.has(member)) continue
     const memberType = getNamedType(responseType.getFields()[member].type) as GraphQLObjectType
     const fieldDefs = memberType.getFields()
+    if (member === 'percentile') {
+      // Each alias its own p (`p95: percentile(p: 0.95)`); aliases of one p share an entry.
+      const { p } = getArgumentValues(
+        responseType.getFields().percentile,
+        memberNodes[0],
+        info.variableValues
+      )
+      let entry = request.percentile?.find((candidate) => candidate.p === p)
+      if (!entry) (request.percentile ??= []).push((entry = { p: p as number, fields: [] }))
+      for (const fieldNodes of selected(info, memberType, memberNodes)) {
+        if (!entry.fields.includes(fieldNodes[0].name.value)) entry.fields.push(fieldNodes[0].name.value)
+      }
+      continue
+    }
     for (const fieldNodes of selected(info, memberType, memberNodes)) {
       const field = fieldNodes[0].name.value
       if (member !== 'groupBy') {

@@ -23,7 +23,12 @@ const FUNCTION_NAMES: Record<AggregateFunction, string> = {
   sum: 'SUM',
   avg: 'AVG',
   min: 'MIN',
-  max: 'MAX'
+  max: 'MAX',
+  stddevPop: 'STDDEV_POP',
+  stddevSamp: 'STDDEV_SAMP',
+  varPop: 'VAR_POP',
+  varSamp: 'VAR_SAMP',
+  median: 'MEDIAN'
 }
 
 const upperFirst = (text: string) => text[0].toUpperCase() + text.slice(1)

@@ -1,14 +1,20 @@
 import {
   GraphQLEnumType,
-  GraphQLNonNull,
   GraphQLFloat,
   GraphQLInt,
+  GraphQLNonNull,
   GraphQLObjectType,
   type GraphQLFieldConfigMap,
   type GraphQLOutputType
 } from 'graphql'
 import type { ResolvedField, ResolvedResource } from '../../resource/resolved'
-import { DATE_BUCKETS, RUNNING_FUNCTIONS, type AggregateFunction } from '../../model/aggregate'
+import {
+  DATE_BUCKETS,
+  RUNNING_FUNCTIONS,
+  type AggregateFunction,
+  type AggregateResponse,
+  type StatisticalFunction
+} from '../../model/aggregate'
 import { groupable, unsupported } from '../../aggregate/request-checker'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
@@ -26,6 +32,14 @@ export function groupByBucketType(types: GraphqlTypes) {
         values: Object.fromEntries(DATE_BUCKETS.map((bucket) => [bucket, { value: bucket }]))
       })
   )
+}
+
+const STATISTICS_DESCRIPTIONS: Record<StatisticalFunction, string> = {
+  stddevPop: 'Population standard deviation of the values (null for none).',
+  stddevSamp: 'Sample standard deviation of the values (null for fewer than two).',
+  varPop: 'Population variance of the values (null for none).',
+  varSamp: 'Sample variance of the values (null for fewer than two).',
+  median: 'Median of the values, the two middle ones interpolated (null for none).'
 }
 
 /** The fields `fn` applies to, as the service's aggregate check decides (filterOnly ones only counted). */
@@ -132,7 +146,7 @@ function groupByType(types: GraphqlTypes, resource: ResolvedResource, options: A
 
 /**
  * `<Prefix>AggregateResponse {groupBy count countDistinct sum avg min max}`, all nullable and selected by
- * the client: count of every filterable field (non-null values, Int), countDistinct of those that are read, sum and avg of the numeric ones (Float; left out
+ * the client: count of every filterable field (non-null values, Int), countDistinct of those that are read, sum, avg, the deviations, variances and median of the numeric ones (Float; left out
  * when there are none), min and max of all but booleans (the field's own type), groupBy keys with their own
  * type; filterOnly fields only in count, as they give no value away. The shapes and names of nestjs-query.
  */
@@ -173,6 +187,23 @@ export function aggregateResponseType(
       members.min = { type: membersType(`${prefix}MinAggregate`, ordered, own) }
       members.max = { type: membersType(`${prefix}MaxAggregate`, ordered, own) }
     }
+    // After nestjs-query's members, which keep their order.
+    for (const [fn, description] of numeric.length ? Object.entries(STATISTICS_DESCRIPTIONS) : []) {
+      const typeName = `${prefix}${fn[0].toUpperCase()}${fn.slice(1)}Aggregate`
+      members[fn] = { type: membersType(typeName, numeric, () => GraphQLFloat), description }
+    }
+    if (numeric.length) {
+      members.percentile = {
+        type: membersType(`${prefix}PercentileAggregate`, numeric, () => GraphQLFloat),
+        args: {
+          p: { type: new GraphQLNonNull(GraphQLFloat), description: 'Which percentile, from 0 to 1.' }
+        },
+        description:
+          'Continuous percentile of the values, interpolated between the closest ranks (null for none); several through aliases: `p95: percentile(p: 0.95) { duration }`.',
+        resolve: (response, args: { p: number }) =>
+          (response as AggregateResponse).percentile?.[String(args.p)]
+      }
+    }
     if (resource.fields.some((field) => field.kind === 'date' && groupable(field))) {
       Object.assign(members, seriesMembers(types, prefix, members))
     }
@@ -190,7 +221,10 @@ function seriesMembers(
   prefix: string,
   members: GraphQLFieldConfigMap<unknown, unknown>
 ): GraphQLFieldConfigMap<unknown, unknown> {
-  const values = Object.fromEntries(Object.entries(members).filter(([member]) => member !== 'groupBy'))
+  // A percentile takes its p as an argument, which the compared buckets do not carry.
+  const values = Object.fromEntries(
+    Object.entries(members).filter(([member]) => member !== 'groupBy' && member !== 'percentile')
+  )
   const running = Object.fromEntries(
     Object.entries(values).filter(([member]) => (RUNNING_FUNCTIONS as string[]).includes(member))
   )
@@ -204,7 +238,7 @@ function seriesMembers(
     previous: {
       type: period,
       description:
-        'Over a date bucket: the aggregates of the calendar-preceding bucket (0 / null when it has no records). Needs a range: a filter on the date with gte and lte, or fill.'
+        'Over a date bucket: the aggregates of the calendar-preceding bucket (0 / null when it has no records; null outside the range, whose records were not read). Needs a range: a filter on the date with gte and lte, or fill.'
     },
     periodAgo: {
       type: period,
