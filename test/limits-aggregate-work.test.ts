@@ -24,11 +24,9 @@ forEachDatabase('Limits: the work of a request whose aggregates group into too m
   it('groups in full only until one alias is refused; the others count distinct keys up to the cap', async function () {
     this.timeout(60000)
     let response: any
-    const started = performance.now()
     const statements = await env.server.recordStatements(async () => {
       response = await graphql(env.server, `{ ${aliased(ALIASES, byDescription)} }`)
     })
-    const took = performance.now() - started
     // Every alias is non-null: the first refusal nulls the data, and the response reports that one.
     assert.deepEqual(codes(response), ['BAD_USER_INPUT'])
     assert.match(response.errors[0].message, new RegExp(`more than ${MAX_GROUPS} groups`))
@@ -38,7 +36,6 @@ forEachDatabase('Limits: the work of a request whose aggregates group into too m
     assert.ok(groupings.length >= 1 && groupings.length <= 2, `${groupings.length} full groupings`)
     assert.equal(probes.length, ALIASES - groupings.length)
     assert.match(probes[0], new RegExp(`limit ${MAX_GROUPS + 1}\\b`, 'i'))
-    assert.ok(took < 1000, `refused in ${Math.round(took)} ms`)
   })
 
   it('answers a grouping that fits after a refusal, and a refusal in one request costs no other', async function () {
