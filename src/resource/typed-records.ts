@@ -190,7 +190,7 @@ export type HavingOf<D extends ResourceDefinition> = {
   max?: { [K in OrderedField<D>]?: FieldComparison }
 } & { [F in StatisticalFunction]?: { [K in NumericField<D>]?: FieldComparison } }
 
-/** The fields of `previous` and `periodAgo`, each under the functions that apply to it (as the request's lists). */
+/** The fields of each aggregate function, where it applies: a request's lists, `previous`'s and `periodAgo`'s. */
 type SelectionOf<D extends ResourceDefinition> = {
   count?: FilterableFieldOf<D>[]
   countDistinct?: ValueField<D>[]
@@ -198,7 +198,7 @@ type SelectionOf<D extends ResourceDefinition> = {
   avg?: NumericField<D>[]
   min?: OrderedField<D>[]
   max?: OrderedField<D>[]
-}
+} & { [F in StatisticalFunction]?: NumericField<D>[] }
 
 /**
  * An aggregate request whose field names are the resource's, each where its function applies. `Having` is
@@ -226,27 +226,17 @@ export type AggregateRequestOf<D extends ResourceDefinition, Having = HavingOf<D
           | 'running'
           | 'previous'
           | 'periodAgo'
-        > & {
-          groupBy?: Array<GroupByField & { field: GroupField<D> }>
-          count?: FilterableFieldOf<D>[]
-          countDistinct?: ValueField<D>[]
-          sum?: NumericField<D>[]
-          avg?: NumericField<D>[]
-          min?: OrderedField<D>[]
-          max?: OrderedField<D>[]
-          stddevPop?: NumericField<D>[]
-          stddevSamp?: NumericField<D>[]
-          varPop?: NumericField<D>[]
-          varSamp?: NumericField<D>[]
-          median?: NumericField<D>[]
-          percentile?: Array<{ p: number; fields: NumericField<D>[] }>
-          having?: Having
-          sorting?: Array<AggregateSortField & { field: AggregateField<D> }>
-          partitionBy?: AggregateField<D>
-          running?: Pick<SelectionOf<D>, 'count' | 'sum' | 'min' | 'max'>
-          previous?: SelectionOf<D>
-          periodAgo?: SelectionOf<D> & { period: DateBucket }
-        }
+        > &
+          SelectionOf<D> & {
+            groupBy?: Array<GroupByField & { field: GroupField<D> }>
+            percentile?: Array<{ p: number; fields: NumericField<D>[] }>
+            having?: Having
+            sorting?: Array<AggregateSortField & { field: AggregateField<D> }>
+            partitionBy?: AggregateField<D>
+            running?: Pick<SelectionOf<D>, 'count' | 'sum' | 'min' | 'max'>
+            previous?: SelectionOf<D>
+            periodAgo?: SelectionOf<D> & { period: DateBucket }
+          }
       >
 
 /** Params whose `query` is in Feathers' query syntax, typed for the resource by `Q` (e.g. `QueryOf<D>`). */
