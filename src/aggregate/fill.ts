@@ -57,7 +57,7 @@ export function filterBounds(filter: Filter | undefined, name: string, bounds: B
 }
 
 /** A related date's filter: the one under its relations' names, `{todoItem: {created: ...}}` (top level only). */
-function relatedFilter(filter: Filter | undefined, group: GroupColumn) {
+export function relatedFilter(filter: Filter | undefined, group: GroupColumn) {
   let at = filter
   for (const relation of group.relations ?? []) {
     const inner = at?.[relation.name]

@@ -8,7 +8,7 @@ import {
 } from '../model/aggregate'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
 import type { RequestChecker } from './request-checker'
-import { filterBounds, type FillContext, type FillPlan } from './fill'
+import { filterBounds, relatedFilter, type FillContext, type FillPlan } from './fill'
 import { bucketSeries } from './time-zone'
 import { bucketSteps, comparablePeriod, type BucketStep } from './bucket-steps'
 
@@ -73,7 +73,7 @@ function stepsOf(
   const bucket = group.bucket!
   const zone = group.zone!
   if (fill) return bucketSteps(fill.keys, bucket, zone, period)
-  const { from, to } = filterBounds(context.filter, group.field.name)
+  const { from, to } = filterBounds(relatedFilter(context.filter, group), group.field.name)
   if (from === undefined || to === undefined || from > to) {
     const name = group.field.name
     return check.problem(
