@@ -94,7 +94,11 @@ function decodeResponse(plan: AggregatePlan, row: Row): AggregateResponse {
       }
       return answer
     }
-    if (series.running.length) response.running = values('running', series.running, runningAlias)
+    if (series.running.length) {
+      // A record without a date has no place in the calendar, so no running values (see series-sql.ts).
+      const dated = row[series.group.alias] !== null && row[series.group.alias] !== undefined
+      response.running = dated ? values('running', series.running, runningAlias) : null
+    }
     // A compared bucket outside the range was not read: its values are unknown, not zero.
     const read = (step: string) => row[stepAlias(step)] !== null && row[stepAlias(step)] !== undefined
     if (series.previous.length) {

@@ -15,9 +15,12 @@ const EARLIER = '__fq_earlier_bucket'
 type FlagsOverflow = (column: AggregateColumn) => boolean
 
 /**
- * `SUM(x) OVER (PARTITION BY <other keys> ORDER BY <bucket> ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`:
- * a running count is the sum of the buckets' counts; sums, minimums and maximums run as themselves. The
- * bucket's name or start orders the buckets in calendar order on every database.
+ * `SUM(x) OVER (PARTITION BY <other keys>, <bucket is null> ORDER BY <bucket> ROWS BETWEEN UNBOUNDED PRECEDING
+ * AND CURRENT ROW)`: a running count is the sum of the buckets' counts; sums, minimums and maximums run as
+ * themselves. The bucket's name or start orders the buckets in calendar order on every database. The records
+ * without a date (a null own date, a missing or unreadable related record) have no place in the calendar: SQLite
+ * and MariaDB sort NULL first, PostgreSQL last, so they get a partition of their own and no running values
+ * (`decode.ts` answers null for them).
  */
 function runningColumns(
   knex: Knex,
@@ -27,12 +30,13 @@ function runningColumns(
   flagsOverflow: FlagsOverflow
 ) {
   const series = plan.series!
+  const bucket = `${CURRENT}.${series.group.alias}`
   const partition = others.map((group) => `${CURRENT}.${group.alias}`)
   const over =
-    `OVER (${partition.length ? `PARTITION BY ${partition.map(() => '??').join(', ')} ` : ''}` +
+    `OVER (PARTITION BY ${partition.map(() => '??, ').join('')}CASE WHEN ?? IS NULL THEN 1 ELSE 0 END ` +
     'ORDER BY ?? ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)'
   const window = (fn: string, column: string, alias: string) =>
-    knex.raw(`${fn} ${over} AS ??`, [column, ...partition, `${CURRENT}.${series.group.alias}`, alias])
+    knex.raw(`${fn} ${over} AS ??`, [column, ...partition, bucket, bucket, alias])
   for (const column of series.running) {
     const fn = column.fn === 'count' ? 'SUM' : column.fn.toUpperCase()
     query.select(window(`${fn}(??)`, `${CURRENT}.${column.alias}`, runningAlias(column.alias)))

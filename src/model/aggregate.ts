@@ -163,8 +163,11 @@ export interface AggregateResponse {
   median?: Record<string, number | null>
   /** By `p` as JavaScript writes it (`String(0.95)`), then by field. */
   percentile?: Record<string, Record<string, number | null>>
-  /** With `running` in the request: the cumulative values up to and including this bucket. */
-  running?: AggregateValues
+  /**
+   * With `running` in the request: the cumulative values up to and including this bucket; null for the group of
+   * records without a date, which has no place in the calendar and counts in no other bucket's running values.
+   */
+  running?: AggregateValues | null
   /**
    * With `previous` in the request: the values of the calendar-preceding bucket; null when that bucket lies
    * outside the range the filter (or fill) spans, whose records the request did not read.

@@ -233,7 +233,7 @@ function seriesMembers(
     running: {
       type: new GraphQLObjectType({ name: `${prefix}AggregateRunning`, fields: running }),
       description:
-        'Over a date bucket: the cumulative values from the first bucket through this one, restarting for each value of the other group keys.'
+        'Over a date bucket: the cumulative values from the first bucket through this one, restarting for each value of the other group keys (null for the records without a date, which count in no bucket).'
     },
     previous: {
       type: period,
