@@ -1,26 +1,9 @@
 import type { FieldError } from '../common/errors'
-import { isNumericKind } from '../resource/field-kind'
+import { aggregateProblem, FILTER_ONLY } from '../resource/aggregatable'
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
-import { isStatistical, type AggregateRequest, type ColumnFunction } from '../model/aggregate'
+import type { AggregateRequest, ColumnFunction } from '../model/aggregate'
 import type { AggregateColumn } from './plan-columns'
 import { relationPath, type RelationPath } from '../query/relation-path'
-
-const FILTER_ONLY = 'is filterOnly: it can be filtered on, never read'
-
-/**
- * Why a function does not apply to a field, or undefined when it does. `count` of a filterOnly field is
- * allowed (how many records have a value, which a filter on `is: null` tells as well); the other functions
- * return values, which a filterOnly field never gives away.
- */
-export function unsupported(fn: ColumnFunction, field: ResolvedField): string | undefined {
-  // The spec: non-filterable fields are absent from aggregates (groupBy-only audit columns included).
-  if (!field.filterable) return `${field.name} cannot be aggregated`
-  if (fn !== 'count' && field.filterOnly) return `${field.name} ${FILTER_ONLY}`
-  if ((fn === 'sum' || fn === 'avg' || isStatistical(fn)) && !isNumericKind(field.kind))
-    return `${fn} applies to numeric fields only`
-  if ((fn === 'min' || fn === 'max') && field.kind === 'boolean') return `${fn} does not apply to booleans`
-  return undefined
-}
 
 /** Group keys are returned with each group: filterable and groupBy fields, never filterOnly ones. */
 export function groupable(field: ResolvedField) {
@@ -80,7 +63,7 @@ export class RequestChecker {
   column(fn: ColumnFunction, name: unknown, path: string, p?: number): AggregateColumn | undefined {
     const field = this.field(name, path)
     if (!field) return undefined
-    const problem = unsupported(fn, field)
+    const problem = aggregateProblem(fn, field)
     if (problem) return this.problem(path, problem)
     const existing = this.columns.find(
       (column) => column.fn === fn && column.field === field && column.p === p

@@ -66,7 +66,8 @@ export type SortDirection = 'ASC' | 'DESC'
 export type SortNulls = 'NULLS_FIRST' | 'NULLS_LAST'
 
 /** The aggregates of a to-many relation's records a parent can be sorted by. */
-export type SortAggregate = 'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max'
+export const SORT_AGGREGATES = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max'] as const
+export type SortAggregate = (typeof SORT_AGGREGATES)[number]
 
 /**
  * One sort key. `field` is a field of the resource, or a dotted path: through to-one relations to a related

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex'
 import { badField } from '../common/errors'
-import { isNumericKind } from '../resource/field-kind'
+import { aggregateProblem } from '../resource/aggregatable'
 import type { ResolvedField, ResolvedOneRelation, ResolvedResource } from '../resource/resolved'
-import type { SortAggregate, SortField } from '../model/query'
+import { SORT_AGGREGATES, type SortField } from '../model/query'
 import type { SqlColumn } from '../dialect/dialect'
 import { qualified, type SqlTarget } from './sql-target'
 import { relationPath } from './relation-path'
@@ -17,8 +17,6 @@ import {
   type JoinScopes,
   type RelationJoin
 } from './relation-joins'
-
-const SORT_AGGREGATES: SortAggregate[] = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max']
 
 /** What a sort joins: to-one relations (for their records' fields) and relation aggregates. */
 export interface RelationSorts {
@@ -164,7 +162,7 @@ function aggregateKey(
     const problem =
       !field || field.computed
         ? `${relation.target.name} has no field "${fieldName}"`
-        : unsupported(fn, field)
+        : aggregateProblem(fn, field)
     if (problem) throw badField(`${path}.field`, problem)
   }
   const alias = `__fq_a${relations.aggregates.length}`
@@ -180,15 +178,4 @@ function aggregateKey(
     nullable: !counting,
     joinedKey: key
   }
-}
-
-/** Why an aggregate of a related field cannot be sorted by, as the aggregates themselves decide. */
-function unsupported(fn: SortAggregate, field: ResolvedField) {
-  if (!field.filterable || field.hidden) return `${field.name} cannot be aggregated`
-  if (fn !== 'count' && field.filterOnly)
-    return `${field.name} is filterOnly: it can be filtered on, never read`
-  if ((fn === 'sum' || fn === 'avg') && !isNumericKind(field.kind))
-    return `${fn} applies to numeric fields only`
-  if ((fn === 'min' || fn === 'max') && field.kind === 'boolean') return `${fn} does not apply to booleans`
-  return undefined
 }

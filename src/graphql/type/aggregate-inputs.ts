@@ -9,7 +9,8 @@ import {
 } from 'graphql'
 import type { ResolvedResource } from '../../resource/resolved'
 import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../../model/aggregate'
-import { unsupported, groupable } from '../../aggregate/request-checker'
+import { groupable } from '../../aggregate/request-checker'
+import { aggregateProblem } from '../../resource/aggregatable'
 import { valueField } from '../../aggregate/having'
 import { comparisonType } from './comparisons'
 import { sortDirectionType, sortNullsType } from './sort-input'
@@ -64,7 +65,7 @@ export function havingInputType(types: GraphqlTypes, resource: ResolvedResource)
             or: { type: new GraphQLList(new GraphQLNonNull(havingInputType(types, resource))) }
           }
           for (const fn of AGGREGATE_FUNCTIONS) {
-            const applicable = resource.fields.filter((field) => !unsupported(fn, field))
+            const applicable = resource.fields.filter((field) => !aggregateProblem(fn, field))
             if (!applicable.length) continue
             const memberName = `${resource.name}${upperFirst(fn)}AggregateHaving`
             const member = types.named(
@@ -92,7 +93,7 @@ export function havingInputType(types: GraphqlTypes, resource: ResolvedResource)
 function aggregateSortFieldsType(types: GraphqlTypes, resource: ResolvedResource) {
   const name = `${resource.name}AggregateSortFields`
   const fields = resource.fields.filter(
-    (field) => groupable(field) || AGGREGATE_FUNCTIONS.some((fn) => !unsupported(fn, field))
+    (field) => groupable(field) || AGGREGATE_FUNCTIONS.some((fn) => !aggregateProblem(fn, field))
   )
   return types.named(
     name,
