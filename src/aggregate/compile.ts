@@ -5,6 +5,7 @@ import { qualified, type SqlTarget } from '../query/sql-target'
 import { parseFilter } from '../query/parse-filter'
 import { applyParsedFilter } from '../query/compile-filter'
 import type { QueryLimits } from '../resource/query-limits'
+import type { ResolvedField } from '../resource/resolved'
 import {
   isCounting,
   isStatistical,
@@ -25,7 +26,7 @@ import {
 import { groupKeys, type AggregatePlan } from './plan'
 import type { AggregateColumn, GroupColumn } from './plan-columns'
 import { seriesRows } from './series-sql'
-import { computedFromWindows, statisticFromWindows, windowColumns } from './statistics'
+import { computedFromWindows, statisticFromWindows, windowColumns, windowNames } from './statistics'
 
 const FUNCTION_SQL: Record<'count' | 'countDistinct' | 'min' | 'max', string> = {
   count: 'COUNT(??)',
@@ -49,7 +50,8 @@ function aggregateExpression(
   knex: Knex,
   target: SqlTarget,
   aggregate: AggregateColumn,
-  column: SqlColumn
+  column: SqlColumn,
+  windows: Map<ResolvedField, string>
 ): Knex.Raw {
   const { fn, field } = aggregate
   const integers = field.kind === 'integer'
@@ -57,7 +59,7 @@ function aggregateExpression(
     const native = target.dialect.statistics.native[fn]
     return native
       ? native(column, aggregate.p ?? 0.5)
-      : statisticFromWindows(knex, target.dialect, target.table, aggregate, column)
+      : statisticFromWindows(knex, target.dialect, target.table, aggregate, column, windows.get(field)!)
   }
   // Sums and averages differ per database (see the dialect table); the rest is standard SQL.
   if (fn === 'sum') return target.dialect.sum(column, integers)
@@ -96,7 +98,8 @@ function groupedRows(
   plan: AggregatePlan
 ) {
   const windowed = plan.aggregates.filter((aggregate) => computedFromWindows(target.dialect, aggregate))
-  if (windowed.length) builder = withWindowColumns(knex, builder, target, buckets, plan, windowed)
+  const windows = windowNames(windowed)
+  if (windowed.length) builder = withWindowColumns(knex, builder, target, buckets, plan, windowed, windows)
   for (const group of groupKeys(plan)) {
     const key = windowed.length
       ? knex.raw('??', [`${target.table}.${group.alias}`])
@@ -106,7 +109,9 @@ function groupedRows(
   for (const aggregate of plan.aggregates) {
     const { field, alias } = aggregate
     const column = qualified(target, field)
-    builder.select(knex.raw('? AS ??', [aggregateExpression(knex, target, aggregate, column), alias]))
+    builder.select(
+      knex.raw('? AS ??', [aggregateExpression(knex, target, aggregate, column, windows), alias])
+    )
     if (flagsOverflow(target, aggregate)) {
       builder.select(knex.raw('? AS ??', [target.dialect.overflowed!(column), overflowAlias(alias)]))
     }
@@ -125,14 +130,13 @@ function withWindowColumns(
   target: SqlTarget,
   buckets: DateBuckets,
   plan: AggregatePlan,
-  windowed: AggregateColumn[]
+  windowed: AggregateColumn[],
+  windows: Map<ResolvedField, string>
 ) {
   const keys = groupKeys(plan).map((group) => groupExpression(knex, target, buckets, group))
   builder.select(`${target.table}.*`)
   groupKeys(plan).forEach((group, index) => builder.select(knex.raw('? AS ??', [keys[index], group.alias])))
-  for (const aggregate of windowed) {
-    builder.select(windowColumns(knex, aggregate, qualified(target, aggregate.field), keys))
-  }
+  builder.select(windowColumns(knex, windowed, windows, (field) => qualified(target, field), keys))
   return knex.from(builder.as(target.table))
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import type { Dialect, SqlColumn } from '../dialect/dialect'
 import { isStatistical, type StatisticalFunction } from '../model/aggregate'
+import type { ResolvedField } from '../resource/resolved'
 import type { AggregateColumn } from './plan-columns'
 
 /**
@@ -15,47 +16,72 @@ import type { AggregateColumn } from './plan-columns'
  */
 const MEDIAN = 0.5
 
-/** The window columns of a computed aggregate, named after its alias. */
-export const meanAlias = (alias: string) => `${alias}_mean`
-export const rankAlias = (alias: string) => `${alias}_rank`
-export const countAlias = (alias: string) => `${alias}_n`
+/** The window columns of a field, named after the field's place among the windowed fields (`windowNames`). */
+const meanAlias = (base: string) => `${base}_mean`
+const rankAlias = (base: string) => `${base}_rank`
+const countAlias = (base: string) => `${base}_n`
 
 /** Whether the column is computed from window columns on this database rather than by its own function. */
 export const computedFromWindows = (dialect: Dialect, { fn }: AggregateColumn) =>
   isStatistical(fn) && !dialect.statistics.native[fn]
 
-/** The window columns `column` needs, over the filtered rows partitioned by the group keys. */
+const ranked = ({ fn }: AggregateColumn) => fn === 'median' || fn === 'percentile'
+
+/**
+ * The name each windowed field's columns start with: one set of window columns per field, however many
+ * deviations, variances and percentiles of it the request asks (the windows sort and scan the rows).
+ */
+export function windowNames(windowed: AggregateColumn[]): Map<ResolvedField, string> {
+  const names = new Map<ResolvedField, string>()
+  for (const { field } of windowed) if (!names.has(field)) names.set(field, `__fq_w${names.size}`)
+  return names
+}
+
+/** The window columns the `windowed` columns need, over the filtered rows partitioned by the group keys. */
 export function windowColumns(
   knex: Knex,
-  column: AggregateColumn,
-  value: SqlColumn,
+  windowed: AggregateColumn[],
+  names: Map<ResolvedField, string>,
+  valueOf: (field: ResolvedField) => SqlColumn,
   keys: Knex.Raw[]
 ): Knex.Raw[] {
   const over = keys.length ? `PARTITION BY ${keys.map(() => '?').join(', ')}` : ''
-  if (column.fn !== 'median' && column.fn !== 'percentile') {
-    // `+ 0E0`: MariaDB averages integers as decimals rounded to 4 places.
-    return [knex.raw(`AVG(?? + 0E0) OVER (${over}) AS ??`, [value, ...keys, meanAlias(column.alias)])]
+  const columns: Knex.Raw[] = []
+  for (const [field, base] of names) {
+    const mine = windowed.filter((column) => column.field === field)
+    const value = valueOf(field)
+    if (mine.some((column) => !ranked(column))) {
+      // `+ 0E0`: MariaDB averages integers as decimals rounded to 4 places.
+      columns.push(knex.raw(`AVG(?? + 0E0) OVER (${over}) AS ??`, [value, ...keys, meanAlias(base)]))
+    }
+    if (mine.some(ranked)) {
+      // NULLs ranked last, so that ranks 1 to n are the n values.
+      const ordered = `${over} ORDER BY (?? IS NULL), ??`
+      columns.push(
+        knex.raw(`ROW_NUMBER() OVER (${ordered}) AS ??`, [...keys, value, value, rankAlias(base)]),
+        knex.raw(`COUNT(??) OVER (${over}) AS ??`, [value, ...keys, countAlias(base)])
+      )
+    }
   }
-  // NULLs ranked last, so that ranks 1 to n are the n values.
-  const ordered = `${over} ORDER BY (?? IS NULL), ??`
-  return [
-    knex.raw(`ROW_NUMBER() OVER (${ordered}) AS ??`, [...keys, value, value, rankAlias(column.alias)]),
-    knex.raw(`COUNT(??) OVER (${over}) AS ??`, [value, ...keys, countAlias(column.alias)])
-  ]
+  return columns
 }
 
-/** The aggregate over the derived table `table`, whose window columns `windowColumns` added. */
+/**
+ * The aggregate over the derived table `table`, whose window columns `windowColumns` added under the name
+ * `base` of the column's field.
+ */
 export function statisticFromWindows(
   knex: Knex,
   dialect: Dialect,
   table: string,
   column: AggregateColumn,
-  value: SqlColumn
+  value: SqlColumn,
+  base: string
 ): Knex.Raw {
   const fn = column.fn as StatisticalFunction | 'percentile'
-  if (fn === 'median') return percentile(knex, dialect, table, column, value, MEDIAN)
-  if (fn === 'percentile') return percentile(knex, dialect, table, column, value, column.p!)
-  const mean = `${table}.${meanAlias(column.alias)}`
+  if (fn === 'median') return percentile(knex, dialect, table, base, value, MEDIAN)
+  if (fn === 'percentile') return percentile(knex, dialect, table, base, value, column.p!)
+  const mean = `${table}.${meanAlias(base)}`
   // `1.0 *`: SQLite divides integers as integers.
   const squares = knex.raw('1.0 * SUM((?? - ??) * (?? - ??))', [value, mean, value, mean])
   const variance =
@@ -70,17 +96,10 @@ export function statisticFromWindows(
  * p (n - 1) - floor(p (n - 1)) of the step to the next one. `+ 0E0` computes in doubles on MariaDB, whose
  * literals are decimals.
  */
-function percentile(
-  knex: Knex,
-  dialect: Dialect,
-  table: string,
-  column: AggregateColumn,
-  value: SqlColumn,
-  p: number
-) {
+function percentile(knex: Knex, dialect: Dialect, table: string, base: string, value: SqlColumn, p: number) {
   const { floor } = dialect.statistics
-  const rank = `${table}.${rankAlias(column.alias)}`
-  const n = `${table}.${countAlias(column.alias)}`
+  const rank = `${table}.${rankAlias(base)}`
+  const n = `${table}.${countAlias(base)}`
   const position = `${p} * (?? - 1)`
   const first = knex.raw(`MAX(CASE WHEN ?? = ${floor(position)} + 1 THEN ?? + 0E0 END)`, [rank, n, value])
   const second = knex.raw(
