@@ -9,13 +9,15 @@ import {
 } from 'graphql'
 import type { ResolvedField, ResolvedResource } from '../../resource/resolved'
 import {
+  AGGREGATE_FUNCTIONS,
   DATE_BUCKETS,
   RUNNING_FUNCTIONS,
   type AggregateFunction,
   type AggregateResponse,
   type StatisticalFunction
 } from '../../model/aggregate'
-import { groupable, unsupported } from '../../aggregate/request-checker'
+import { groupable } from '../../aggregate/request-checker'
+import { aggregateProblem } from '../../resource/aggregatable'
 import { fieldScalar } from './field-types'
 import type { GraphqlTypes } from './registry'
 import { groupFillType, TIME_ZONE_ARG } from './aggregate-inputs'
@@ -44,7 +46,7 @@ const STATISTICS_DESCRIPTIONS: Record<StatisticalFunction, string> = {
 
 /** The fields `fn` applies to, as the service's aggregate check decides (filterOnly ones only counted). */
 function fieldsFor(resource: ResolvedResource, fn: AggregateFunction) {
-  return resource.fields.filter((field) => !unsupported(fn, field))
+  return resource.fields.filter((field) => !aggregateProblem(fn, field))
 }
 
 /** An object type of nullable fields, one per field, each of the type `typeOf` gives. */
@@ -221,13 +223,11 @@ function seriesMembers(
   prefix: string,
   members: GraphQLFieldConfigMap<unknown, unknown>
 ): GraphQLFieldConfigMap<unknown, unknown> {
-  // A percentile takes its p as an argument, which the compared buckets do not carry.
-  const values = Object.fromEntries(
-    Object.entries(members).filter(([member]) => member !== 'groupBy' && member !== 'percentile')
-  )
-  const running = Object.fromEntries(
-    Object.entries(values).filter(([member]) => (RUNNING_FUNCTIONS as string[]).includes(member))
-  )
+  // The functions of a request's lists: not percentile, whose p is an argument the compared buckets lack.
+  const membersOf = (functions: readonly AggregateFunction[]) =>
+    Object.fromEntries(functions.filter((fn) => members[fn]).map((fn) => [fn, members[fn]]))
+  const values = membersOf(AGGREGATE_FUNCTIONS)
+  const running = membersOf(RUNNING_FUNCTIONS)
   const period = new GraphQLObjectType({ name: `${prefix}AggregatePeriod`, fields: values })
   return {
     running: {
