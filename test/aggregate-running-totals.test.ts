@@ -6,7 +6,7 @@ import { forEachDatabase } from './support/server'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { createAggregateFixtureApp } from './support/aggregate-fixture-app'
 import { clearTables, seedSubTasks, seedTodoItems } from './support/seed'
-import { codes, graphql } from './support/graphql'
+import { codes, graphql, graphqlCounted } from './support/graphql'
 import { parseCsv } from './support/csv'
 import { todoItemResource } from '../example/resources/todo-item'
 import { subTaskResource } from '../example/resources/sub-task'
@@ -139,13 +139,9 @@ forEachDatabase(
 
     /** The query's data, checking that it ran in one statement (or `expected`). */
     const query = async (document: string, expected = 1) => {
-      let response: any
-      const statements = await env.server.countStatements(async () => {
-        response = await graphql(env.server, document)
-      })
-      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      const { data, statements } = await graphqlCounted(env.server, document)
       assert.equal(statements, expected, 'one statement per request')
-      return response.data
+      return data
     }
     const filter = `filter: { created: { between: { lower: "${FROM}", upper: "${TO}" } } }`
     const byDay = `created(by: DAY, timeZone: "${ZONE}")`

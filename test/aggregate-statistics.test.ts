@@ -8,7 +8,7 @@ import { feathers } from '@feathersjs/feathers'
 import { bodyParser, errorHandler, koa, rest } from '@feathersjs/koa'
 import restClient from '@feathersjs/rest-client'
 import { feathersQuery } from '../src'
-import { graphql } from './support/graphql'
+import { graphql, graphqlCounted } from './support/graphql'
 import { clearTables, seedLinks, seedTags, seedTodoItems } from './support/seed'
 
 /**
@@ -148,13 +148,9 @@ forEachDatabase(
   (env) => {
     /** Runs a GraphQL operation, checks the statements it ran (one per aggregate), and answers its data. */
     const query = async (document: string, expectedStatements = 1) => {
-      let response: any
-      const statements = await env.server.countStatements(async () => {
-        response = await graphql(env.server, document)
-      })
-      assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+      const { data, statements } = await graphqlCounted(env.server, document)
       assert.equal(statements, expectedStatements, 'one statement per aggregate')
-      return response.data
+      return data
     }
 
     it('answers every function of a float and an integer field, nulls, negatives and 1e12 magnitudes', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from './support/server'
-import { graphql } from './support/graphql'
+import { graphqlCounted } from './support/graphql'
 import { relationOrderApp, seedRelationOrder } from './support/relation-order-app'
 import { headersOf, ROWS, visibleTo, type Role } from './support/relation-order-data'
 
@@ -56,15 +56,7 @@ forEachDatabase(
     })
 
     /** The request's data, and how many SQL statements answering it took. */
-    const ask = async (text: string, role: Role) => {
-      let data: any
-      const statements = await env.server.countStatements(async () => {
-        const response = await graphql(env.server, text, undefined, headersOf(role))
-        assert.equal(response.errors, undefined, JSON.stringify(response.errors))
-        data = response.data
-      })
-      return { data, statements }
-    }
+    const ask = (text: string, role: Role) => graphqlCounted(env.server, text, { headers: headersOf(role) })
 
     for (const role of ['user', 'admin'] as Role[]) {
       describe(`as ${role}`, () => {

@@ -11,7 +11,7 @@ import {
   reviewResource,
   tagResource
 } from './support/aggregate-fixture-app'
-import { codes, compactSdl, graphql } from './support/graphql'
+import { codes, compactSdl, graphql, graphqlCounted } from './support/graphql'
 import { clearTables, seedLinks, seedTags, seedTodoItems } from './support/seed'
 
 /** A book of the fixture: `tenant` (authorize), `available` (defaultFilter) and `deleted` (soft delete). */
@@ -141,11 +141,9 @@ for (const variant of variants) {
 
       it('answers the aggregate of all records of the filter, not the page, as the aggregate query does', async () => {
         const filter = '{price: {gt: 2}}'
-        let response: any
-        const statements = await env.server.countStatements(async () => {
-          response = await graphql(
-            env.server,
-            `{
+        const { data, statements } = await graphqlCounted(
+          env.server,
+          `{
               books(filter: ${filter}, sorting: [{field: price, direction: DESC}], paging: {first: 2}) {
                 edges { node { id } }
                 aggregate { ${TOTALS} }
@@ -155,22 +153,19 @@ for (const variant of variants) {
               }
               bookAggregate(filter: ${filter}) { ${TOTALS} }
             }`,
-            {},
-            ACME
-          )
-        })
-        assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+          { headers: ACME }
+        )
         const matching = visibleTo('acme').filter((book) => book.price > 2)
         const byPrice = [...matching].sort((a, b) => b.price - a.price)
         assert.deepEqual(
-          response.data.books.edges.map((edge: any) => Number(edge.node.id)),
+          data.books.edges.map((edge: any) => Number(edge.node.id)),
           byPrice.slice(0, 2).map((book) => book.id)
         )
         assert.ok(matching.length > 2, 'more records match than the page holds')
-        assert.deepEqual(response.data.books.aggregate, [totals(matching)])
-        assert.deepEqual(response.data.books.aggregate, response.data.bookAggregate)
+        assert.deepEqual(data.books.aggregate, [totals(matching)])
+        assert.deepEqual(data.books.aggregate, data.bookAggregate)
         // Shelves C, B (descending, nulls apart), two of them.
-        assert.deepEqual(response.data.books.shelves, [
+        assert.deepEqual(data.books.shelves, [
           { groupBy: { shelf: 'C' }, count: { id: matching.filter((book) => book.shelf === 'C').length } },
           { groupBy: { shelf: 'B' }, count: { id: matching.filter((book) => book.shelf === 'B').length } }
         ])
@@ -179,9 +174,8 @@ for (const variant of variants) {
       })
 
       it('runs nothing for an aggregate not selected', async () => {
-        const statements = await env.server.countStatements(async () => {
-          const response = await graphql(env.server, '{ books { edges { node { id } } } }', {}, ACME)
-          assert.equal(response.errors, undefined, JSON.stringify(response.errors))
+        const { statements } = await graphqlCounted(env.server, '{ books { edges { node { id } } } }', {
+          headers: ACME
         })
         assert.equal(statements, 1)
       })

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { printSchema } from 'graphql'
 import type { TestServer } from './server'
 import { feathersQueryState } from '../../src'
@@ -38,3 +39,20 @@ export function compactSdl(server: TestServer) {
 /** The error codes of a response, in order. */
 export const codes = (response: GraphqlResponse) =>
   (response.errors ?? []).map((error) => error.extensions.code)
+
+/**
+ * Runs an operation that must succeed (any error fails the test, printed) and answers its data with the
+ * number of SQL statements the server ran meanwhile.
+ */
+export async function graphqlCounted<T = any>(
+  server: TestServer,
+  query: string,
+  { variables, headers }: { variables?: Record<string, unknown>; headers?: Record<string, string> } = {}
+): Promise<{ data: T; statements: number }> {
+  let response: GraphqlResponse<T> | undefined
+  const statements = await server.countStatements(async () => {
+    response = await graphql<T>(server, query, variables, headers)
+  })
+  assert.equal(response!.errors, undefined, JSON.stringify(response!.errors))
+  return { data: response!.data as T, statements }
+}
