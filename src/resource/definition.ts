@@ -171,6 +171,14 @@ export interface ExportOptions {
   description?: string
 }
 
+/** The resource's own answer to conditional reads (`ETag`, `If-None-Match`), over the application's `caching`. */
+export interface ResourceCachingOptions {
+  /** Tags and 304s on the resource's REST reads; `false` also leaves GraphQL GETs untagged (default: the application's). */
+  enabled?: boolean
+  /** The `Cache-Control` of the resource's tagged REST reads (default: the application's). */
+  cacheControl?: string
+}
+
 export interface AggregateOptions {
   /** The root aggregate query without relation aggregates (`enableAggregate` turns on both). */
   enabled?: boolean
@@ -231,6 +239,8 @@ export interface ResourceDefinition<
   update?: UpdateOptions
   delete?: DeleteOptions
   export?: ExportOptions
+  /** Conditional reads of the resource's REST routes (see the application's `caching`). */
+  caching?: ResourceCachingOptions
   /**
    * Which methods may change several records in one call, as Feathers' adapters' `multi` option: `true` for
    * create, patch and remove, or a list of them. Off by default. Each such call is one transaction.

@@ -4,7 +4,21 @@ import { randomBytes } from 'node:crypto'
 import net from 'node:net'
 import { io, type Socket } from 'socket.io-client'
 import { startScript } from '../../bench/support/processes'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { httpClient, type Http } from './http'
+import { createTestDatabase, type DatabaseName } from './databases'
+
+/** One database for all instances: SQLite as a file (WAL lets processes share it), the others fresh. */
+export async function sharedDatabase(name: DatabaseName) {
+  if (name !== 'sqlite') return createTestDatabase(name)
+  const dir = mkdtempSync(join(tmpdir(), 'fq-scale-'))
+  return {
+    url: `sqlite:${join(dir, 'shared.sqlite')}`,
+    drop: async () => rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 /** The Redis that feathers-sync shares events through in the scale-out tests. */
 export const REDIS = { host: '127.0.0.1', port: 6379 }
