@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import knex from 'knex'
-import { forEachDatabase, type TestServer } from './support/server'
+import { get as httpGet } from 'node:http'
+import { exampleApp, forEachDatabase, type TestServer } from './support/server'
 import { clearTables, seedSubTasks, seedTodoItems } from './support/seed'
 import { graphql } from './support/graphql'
 import { accessToken, bearer, createAuthApp } from './support/auth-app'
@@ -10,7 +11,7 @@ import { migrateLatest } from '../example/migrations'
 import { exampleResources } from '../example/resources'
 import { todoItemResource } from '../example/resources/todo-item'
 import { pollUntil } from './support/eventually'
-import { databaseNames } from './support/databases'
+import { createTestDatabase, databaseNames } from './support/databases'
 import {
   freshSyncKey,
   reachable,
@@ -301,6 +302,56 @@ forEachDatabase(
   },
   uncachedApp
 )
+
+/** A GET on a connection of its own, which a server's restart cannot leave half closed. */
+function getWithoutKeepAlive(url: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; etag?: string }>((resolve, reject) => {
+    const request = httpGet(url, { agent: false, headers }, (response) => {
+      response.resume()
+      response.on('end', () => resolve({ status: response.statusCode!, etag: response.headers.etag }))
+    })
+    request.on('error', reject)
+  })
+}
+
+/** Serves a fresh example app on `databaseUrl` at `port` (0: any); answers its port and a way to stop it. */
+async function serveExample(databaseUrl: string, port: number) {
+  const { app, db } = await exampleApp(databaseUrl)
+  const server = await app.listen(port)
+  const address = server.address()
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeAllConnections?.()
+      await db.destroy()
+    }
+  }
+}
+
+for (const name of databaseNames) {
+  describe(`Conditional reads: a restart [${name}]`, function () {
+    it('never confirms a tag the server before the restart gave, though nothing was written', async () => {
+      const database = await createTestDatabase(name)
+      try {
+        const before = await serveExample(database.url, 0)
+        const path = `http://127.0.0.1:${before.port}/todo-items`
+        const { etag } = await getWithoutKeepAlive(path)
+        assert.equal((await getWithoutKeepAlive(path, { 'if-none-match': etag! })).status, 304)
+        await before.stop()
+        // The same port, so that every header of the request is the same as before.
+        const after = await serveExample(database.url, before.port)
+        try {
+          assert.equal((await getWithoutKeepAlive(path, { 'if-none-match': etag! })).status, 200)
+        } finally {
+          await after.stop()
+        }
+      } finally {
+        await database.drop()
+      }
+    })
+  })
+}
 
 /**
  * Two processes of the example app on one database, their events shared by feathers-sync through Redis: a

@@ -3,7 +3,8 @@ import type { HookContext, NextFunction } from '@feathersjs/feathers'
 import { randomBytes } from 'node:crypto'
 
 const WRITE_EVENTS = ['created', 'updated', 'patched', 'removed']
-const WRITE_METHODS = new Set(['create', 'update', 'patch', 'remove'])
+/** The methods known to write nothing; any other (a custom method too) may write, and is counted. */
+const READ_METHODS = new Set(['find', 'get', 'aggregate'])
 
 /** How far the application's data has moved since this process started: what conditional reads compare. */
 export interface WriteGeneration {
@@ -43,7 +44,7 @@ export function writeGenerationOf(app: object): WriteGeneration {
 /**
  * Counts the writes of every service of the application, the plugin's and any other (a users service an
  * `authorize` rule reads decides what a caller sees as much as the resource does):
- * - when a write method returns, so that a write's own answer is never followed by a stale 304 here, even
+ * - when any method but a read returns (a custom method may write), so that a write's own answer is never followed by a stale 304 here, even
  *   when feathers-sync sends its event through Redis before this process hears it;
  * - at each service event, which the plugin emits after the commit, and which feathers-sync replays on the
  *   services of every other instance: a read that ran between the method's return and the commit is tagged
@@ -58,7 +59,7 @@ export function countWrites(app: Application) {
           try {
             await next()
           } finally {
-            if (WRITE_METHODS.has(context.method)) counter.bump()
+            if (!READ_METHODS.has(context.method)) counter.bump()
           }
         }
       ]
