@@ -12,14 +12,7 @@ import { exampleResources } from '../example/resources'
 import { todoItemResource } from '../example/resources/todo-item'
 import { pollUntil } from './support/eventually'
 import { createTestDatabase, databaseNames } from './support/databases'
-import {
-  freshSyncKey,
-  reachable,
-  REDIS,
-  sharedDatabase,
-  startInstance,
-  type Instance
-} from './support/instances'
+import { reachable, REDIS, startInstances, type Instance } from './support/instances'
 
 const GRAPHQL_READ = '{ todoItems { edges { node { id title subTasks { edges { node { title } } } } } } }'
 const graphqlGet = (query: string) => `/graphql?query=${encodeURIComponent(query)}`
@@ -368,12 +361,9 @@ for (const name of databaseNames) {
         console.log(`    (skipped: Redis is not reachable on ${REDIS.host}:${REDIS.port})`)
         this.skip()
       }
-      database = await sharedDatabase(name)
-      const db = knex(knexConfig(database.url))
-      await migrateLatest(db)
-      await db.destroy()
-      const syncKey = freshSyncKey()
-      for (let index = 0; index < 2; index++) instances.push(await startInstance(database.url, syncKey))
+      const started = await startInstances(name, 2)
+      database = started.database
+      instances.push(...started.instances)
     })
 
     after(async () => {

@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict'
-import knex from 'knex'
-import { knexConfig } from '../example/database'
-import { migrateLatest } from '../example/migrations'
 import { databaseNames } from './support/databases'
 import { createClient } from 'graphql-ws'
 import WebSocket from 'ws'
 import {
   eventually,
-  freshSyncKey,
   reachable,
   REDIS,
-  sharedDatabase,
   startInstance,
+  startInstances,
   type Instance
 } from './support/instances'
 import { TcpProxy } from './support/tcp-proxy'
@@ -40,16 +36,11 @@ for (const name of databaseNames) {
         console.log(`    (skipped: Redis is not reachable on ${REDIS.host}:${REDIS.port})`)
         this.skip()
       }
-      database = await sharedDatabase(name)
-      // Migrated once here: instances starting together would race for the migration lock.
-      const db = knex(knexConfig(database.url))
-      await migrateLatest(db)
-      await db.destroy()
-      const syncKey = freshSyncKey()
-      for (let index = 0; index < INSTANCES; index++)
-        instances.push(await startInstance(database.url, syncKey))
+      const started = await startInstances(name, INSTANCES)
+      database = started.database
+      instances.push(...started.instances)
       await slowLink.start()
-      slow = await startInstance(database.url, syncKey, slowLink.port)
+      slow = await startInstance(started.database.url, started.syncKey, slowLink.port)
     })
 
     after(async () => {
