@@ -8,7 +8,10 @@ import { writeGenerationOf } from './write-generation'
 export interface CachingOptions {
   /** `ETag` and `Cache-Control` on reads and 304s for unchanged data (default true). */
   enabled?: boolean
-  /** The `Cache-Control` of every tagged read (default `private, no-cache`: kept by the browser, revalidated each time). */
+  /**
+   * The `Cache-Control` of every tagged read and its 304s (default `private, no-cache`: the browser keeps the
+   * answer and revalidates it each time; shared caches keep nothing).
+   */
   cacheControl?: string
   /**
    * Request headers that never change an answer, beside those the plugin ignores (conditional, hop-by-hop,
@@ -66,7 +69,8 @@ export function resolveCaching(
  * The validator of a read: the request (path, query string; a GraphQL GET carries its document, variables
  * and operation name there), everything about the caller the hooks and `authorize` can see (every header not
  * ignored, and what the application's middleware put in `ctx.feathers`), and the application's write
- * generation with its epoch. Undefined when the caller's side cannot be written down (then nothing is cached).
+ * generation with its epoch. Undefined when the caller's side cannot be written down (then nothing is
+ * cached).
  *
  * It is taken before the read runs: a write that commits while the read runs moves the generation on, so the
  * answer, whichever state it saw, carries a tag that is already behind and is never confirmed by a 304.

@@ -44,8 +44,9 @@ export function writeGenerationOf(app: object): WriteGeneration {
 /**
  * Counts the writes of every service of the application, the plugin's and any other (a users service an
  * `authorize` rule reads decides what a caller sees as much as the resource does):
- * - when any method but a read returns (a custom method may write), so that a write's own answer is never followed by a stale 304 here, even
- *   when feathers-sync sends its event through Redis before this process hears it;
+ * - when any method but a read returns (a custom method may write), so that a write's own answer is never
+ *   followed by a stale 304 here, even when feathers-sync sends its event through Redis before this process
+ *   hears it;
  * - at each service event, which the plugin emits after the commit, and which feathers-sync replays on the
  *   services of every other instance: a read that ran between the method's return and the commit is tagged
  *   with a generation the event then leaves behind.

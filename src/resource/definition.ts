@@ -171,9 +171,12 @@ export interface ExportOptions {
   description?: string
 }
 
-/** The resource's own answer to conditional reads (`ETag`, `If-None-Match`), over the application's `caching`. */
+/** The resource's own answer to conditional reads (`ETag`, `If-None-Match`), over the app's `caching`. */
 export interface ResourceCachingOptions {
-  /** Tags and 304s on the resource's REST reads; `false` also leaves GraphQL GETs untagged (default: the application's). */
+  /**
+   * Tags and 304s on the resource's REST reads (default: the application's); `false` also leaves every
+   * GraphQL GET untagged, as any document may read the resource through a relation.
+   */
   enabled?: boolean
   /** The `Cache-Control` of the resource's tagged REST reads (default: the application's). */
   cacheControl?: string
