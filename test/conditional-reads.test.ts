@@ -95,6 +95,17 @@ forEachDatabase('Conditional reads: ETag and 304 on every read route', (env) => 
     assert.match(ndjson.headers.get('content-type') ?? '', /ndjson/)
   })
 
+  it('answers HEAD with the tag of GET, and a 304 for it', async () => {
+    const { etag } = await read(env.server, '/todo-items')
+    const head = await fetch(`${env.server.baseUrl}/todo-items`, { method: 'HEAD' })
+    assert.equal(head.headers.get('etag'), etag)
+    const revalidated = await fetch(`${env.server.baseUrl}/todo-items`, {
+      method: 'HEAD',
+      headers: { 'if-none-match': etag! }
+    })
+    assert.equal(revalidated.status, 304)
+  })
+
   it('matches a tag anywhere in an If-None-Match list, and not "*"', async () => {
     const { etag } = await read(env.server, '/todo-items')
     const listed = await read(env.server, '/todo-items', { 'if-none-match': `"other", ${etag}` })
