@@ -16,7 +16,8 @@ const benchmarks: Array<[name: string, flags: string[]]> = [
   ['aggregate', ['rows', 'runs']],
   ['keyset-paging', ['rows', 'runs']],
   ['prepared-statements', ['items', 'calls', 'rounds']],
-  ['heap', ['seconds', 'connections']]
+  ['heap', ['seconds', 'connections']],
+  ['conditional-reads', ['items', 'seconds', 'rounds', 'connections']]
 ]
 
 function flagsFor(args: string[], known: string[]) {

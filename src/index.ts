@@ -41,6 +41,7 @@ export type {
   EndpointOptions,
   ExportOptions,
   AggregateOptions,
+  ResourceCachingOptions,
   ManyRelationDefinition,
   JoinDefinition,
   OneRelationDefinition,
@@ -59,6 +60,7 @@ export { feathersQuery } from './plugin'
 export type { FeathersQueryOptions } from './plugin'
 export type { SqliteOptions } from './dialect/better-sqlite3'
 export type { QueryLimits } from './resource/query-limits'
+export type { CachingOptions } from './feathers/conditional-read'
 export { ResourceService } from './service/resource-service'
 export type { ResourceParams, ResourceRecord } from './model/records'
 export { errorHandler } from './error-handler'

@@ -1,30 +1,21 @@
 import assert from 'node:assert/strict'
-import knex from 'knex'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { knexConfig } from '../example/database'
-import { migrateLatest } from '../example/migrations'
-import { createTestDatabase, databaseNames, type DatabaseName } from './support/databases'
+import { databaseNames } from './support/databases'
 import { createClient } from 'graphql-ws'
 import WebSocket from 'ws'
-import { eventually, freshSyncKey, reachable, REDIS, startInstance, type Instance } from './support/instances'
+import {
+  eventually,
+  reachable,
+  REDIS,
+  startInstance,
+  startInstances,
+  type Instance
+} from './support/instances'
 import { TcpProxy } from './support/tcp-proxy'
 import { probeUntil } from './support/eventually'
 
 const INSTANCES = 3
 /** Each way, on the link of one more instance to the broker: far longer than the test's next request takes. */
 const SLOW_LINK_MS = 250
-
-/** One database for all instances: SQLite as a file (WAL lets processes share it), the others fresh. */
-async function sharedDatabase(name: DatabaseName) {
-  if (name !== 'sqlite') return createTestDatabase(name)
-  const dir = mkdtempSync(join(tmpdir(), 'fq-scale-'))
-  return {
-    url: `sqlite:${join(dir, 'shared.sqlite')}`,
-    drop: async () => rmSync(dir, { recursive: true, force: true })
-  }
-}
 
 /**
  * Several processes of the example app behind no load balancer (each is asked directly) on one database,
@@ -45,16 +36,11 @@ for (const name of databaseNames) {
         console.log(`    (skipped: Redis is not reachable on ${REDIS.host}:${REDIS.port})`)
         this.skip()
       }
-      database = await sharedDatabase(name)
-      // Migrated once here: instances starting together would race for the migration lock.
-      const db = knex(knexConfig(database.url))
-      await migrateLatest(db)
-      await db.destroy()
-      const syncKey = freshSyncKey()
-      for (let index = 0; index < INSTANCES; index++)
-        instances.push(await startInstance(database.url, syncKey))
+      const started = await startInstances(name, INSTANCES)
+      database = started.database
+      instances.push(...started.instances)
       await slowLink.start()
-      slow = await startInstance(database.url, syncKey, slowLink.port)
+      slow = await startInstance(started.database.url, started.syncKey, slowLink.port)
     })
 
     after(async () => {

@@ -5,6 +5,7 @@ import type { OpenApiOptions } from '../openapi/middleware'
 import type { RealtimeOptions } from '../feathers/connections-per-user'
 import { checkHealthOptions, type HealthOptions } from '../operations/readiness'
 import type { FeathersQueryConfiguration } from './configuration'
+import type { CachingOptions } from '../feathers/conditional-read'
 
 export interface SurfaceOptions {
   graphql?: GraphqlOptions | false
@@ -13,9 +14,10 @@ export interface SurfaceOptions {
   realtime?: RealtimeOptions
   checkSchema?: boolean
   health?: HealthOptions | boolean
+  caching?: CachingOptions
 }
 
-const APP_WIDE = ['graphql', 'openapi', 'logger', 'realtime', 'checkSchema', 'health'] as const
+const APP_WIDE = ['graphql', 'openapi', 'logger', 'realtime', 'checkSchema', 'health', 'caching'] as const
 
 export interface AppWideOptions {
   /** Takes the application-wide options a call gives; each may be given by one call only. */
@@ -36,7 +38,8 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
     openapi: configuration.openapi as OpenApiOptions | false | undefined,
     realtime: configuration.realtime,
     checkSchema: configuration.checkSchema,
-    health: configuration.health
+    health: configuration.health,
+    caching: configuration.caching
   }
   const givenBy = new Map<string, string>()
   return {

@@ -74,6 +74,16 @@ export const feathersQueryConfiguration = Type.Object(
         )
       ])
     ),
+    caching: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          cacheControl: Type.Optional(Type.String({ minLength: 1 })),
+          ignoreHeaders: Type.Optional(Type.Array(Type.String({ minLength: 1 })))
+        },
+        { additionalProperties: false }
+      )
+    ),
     sqlite: Type.Optional(
       Type.Object(
         {

@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger'
 import type { RealtimeOptions } from '../feathers/connections-per-user'
 import type { HealthOptions } from '../operations/readiness'
 import type { PageSizeSetting } from './configuration'
+import type { CachingOptions } from '../feathers/conditional-read'
 
 /** What one `feathersQuery()` call takes. */
 export interface FeathersQueryOptions {
@@ -45,4 +46,9 @@ export interface FeathersQueryOptions {
    * `timeout`: 200, else 503) and the liveness route `<path>/live`; `true` for `/health`. Off unless given.
    */
   health?: HealthOptions | boolean
+  /**
+   * For the whole application: `ETag` and `Cache-Control` on REST reads and GraphQL GETs, and 304 without any
+   * SQL for a request whose `If-None-Match` is still current (default on, `Cache-Control: private, no-cache`).
+   */
+  caching?: CachingOptions
 }

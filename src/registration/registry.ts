@@ -15,6 +15,7 @@ import { checkTransportOrder } from '../feathers/transport-order'
 import { guardServiceLookup } from '../feathers/safe-lookup'
 import { answerClientErrors } from '../feathers/unreadable-requests'
 import { limitConnectionsPerUser } from '../feathers/connections-per-user'
+import { countWrites } from '../feathers/write-generation'
 import { DEFAULTS } from '../resource/defaults'
 import { checkedPaginate, configuredOptions, type FeathersQueryConfiguration } from './configuration'
 import { appWideOptions, type AppWideOptions } from './app-wide-options'
@@ -53,6 +54,7 @@ class Registry {
     // hooks of the plugin's writes that call @feathersjs/knex services on the same knex join the write.
     app.hooks({ around: { all: [shareTransaction(), externalRecords()] } })
     guardServiceLookup(app)
+    countWrites(app)
     answerClientErrors(app)
     // The surfaces sit where the first call was configured, among the application's middleware.
     app.use((ctx: Context, next: Next) => this.complete().middleware(ctx, next))

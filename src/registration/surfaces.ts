@@ -50,7 +50,7 @@ export function buildSurfaces(
     shared.push(healthMiddleware(options.health === true ? {} : options.health, databases))
   }
   if (options.graphql !== false) {
-    surfaces.graphql = graphqlMiddleware(app, resources, options.graphql)
+    surfaces.graphql = graphqlMiddleware(app, resources, options.graphql, options.caching)
     shared.push(surfaces.graphql)
   }
   if (options.openapi !== false) {
@@ -63,13 +63,16 @@ export function buildSurfaces(
   if (feathersRest) {
     // (Koa's middleware types differ between @koa/router and Feathers' Koa context; both are Koa contexts.)
     const routes = new Map(
-      resources.map((resource) => [resource, restRouter(app, resource, true).routes() as never as Middleware])
+      resources.map((resource) => [
+        resource,
+        restRouter(app, resource, true, options.caching).routes() as never as Middleware
+      ])
     )
     surfaces.routesOf = (resource) => routes.get(resource)!
   } else {
     // Without Feathers' REST transport the spec's routes are the application's own middleware.
     for (const resource of resources) {
-      const router = restRouter(app, resource, false)
+      const router = restRouter(app, resource, false, options.caching)
       shared.push(
         router.routes() as never,
         router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }) as never

@@ -53,7 +53,9 @@ export const DEFAULTS = Object.freeze({
   /** `gracefulShutdown()`: the signals it answers, and how long each of its waits may take (ms). */
   shutdown: Object.freeze({ signals: Object.freeze(['SIGTERM', 'SIGINT'] as const), timeout: 10_000 }),
   /** `checkSchema`: whether setup checks every resource's table against its schema. */
-  checkSchema: true
+  checkSchema: true,
+  /** `caching`: tags and 304s on reads, and the `Cache-Control` of a tagged read (revalidated each time). */
+  caching: Object.freeze({ enabled: true, cacheControl: 'private, no-cache' })
 })
 
 export const REST_DEFAULT_RESULT_SIZE = DEFAULTS.pageSize.rest

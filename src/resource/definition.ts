@@ -171,6 +171,17 @@ export interface ExportOptions {
   description?: string
 }
 
+/** The resource's own answer to conditional reads (`ETag`, `If-None-Match`), over the app's `caching`. */
+export interface ResourceCachingOptions {
+  /**
+   * Tags and 304s on the resource's REST reads (default: the application's); `false` also leaves every
+   * GraphQL GET untagged, as any document may read the resource through a relation.
+   */
+  enabled?: boolean
+  /** The `Cache-Control` of the resource's tagged REST reads (default: the application's). */
+  cacheControl?: string
+}
+
 export interface AggregateOptions {
   /** The root aggregate query without relation aggregates (`enableAggregate` turns on both). */
   enabled?: boolean
@@ -231,6 +242,8 @@ export interface ResourceDefinition<
   update?: UpdateOptions
   delete?: DeleteOptions
   export?: ExportOptions
+  /** Conditional reads of the resource's REST routes (see the application's `caching`). */
+  caching?: ResourceCachingOptions
   /**
    * Which methods may change several records in one call, as Feathers' adapters' `multi` option: `true` for
    * create, patch and remove, or a list of them. Off by default. Each such call is one transaction.

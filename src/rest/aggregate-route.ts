@@ -14,6 +14,7 @@ import {
 } from '../model/aggregate'
 import { restParams } from './params'
 import { aggregateQueryParser, asAggregateParameters } from './aggregate-query'
+import { conditionalRead, type ResolvedCaching } from '../feathers/conditional-read'
 
 export function aggregatePath(resource: ResolvedResource) {
   return `/${resource.basePath}/aggregate`
@@ -76,9 +77,14 @@ function csvOf(request: AggregateRequest, responses: AggregateResponse[]) {
  * `{nodes, pageInfo, totalCount?}` as JSON, or the groups as CSV (`format=csv` or `Accept: text/csv`).
  * Registered before `/:id`, so `aggregate` is never taken for an id on resources with aggregates.
  */
-export function aggregateRoute(router: Router, app: Application, resource: ResolvedResource) {
+export function aggregateRoute(
+  router: Router,
+  app: Application,
+  resource: ResolvedResource,
+  caching: ResolvedCaching
+) {
   const parse = aggregateQueryParser(resource)
-  router.get(aggregatePath(resource), async (ctx: Context) => {
+  const answer = async (ctx: Context) => {
     const { request, filter, format } = parse(ctx.query)
     const service = resourceService(app, resource)
     let result: AggregateResponse[] | AggregatePage
@@ -108,5 +114,6 @@ export function aggregateRoute(router: Router, app: Application, resource: Resol
       pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.skip > 0 },
       ...(page.total === undefined ? {} : { totalCount: page.total })
     }
-  })
+  }
+  router.get(aggregatePath(resource), (ctx: Context) => conditionalRead(ctx, caching, () => answer(ctx)))
 }

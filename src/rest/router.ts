@@ -17,6 +17,7 @@ import { checkQueryString } from './query-string'
 import { exportRoute } from './export/route'
 import { aggregateRoute } from './aggregate-route'
 import { copyWith } from '../common/copy-with'
+import { conditionalRead, resolveCaching, type CachingOptions } from '../feathers/conditional-read'
 
 /** `:id` unless the endpoint sets its own path, which must still carry the id. */
 export function memberPath(resource: ResolvedResource, path: string | undefined, option: string) {
@@ -35,8 +36,18 @@ export function deletePath(resource: ResolvedResource) {
   return memberPath(resource, resource.definition.delete?.one?.path, 'delete.one')
 }
 
-function resourceRoutes(router: Router, app: Application, resource: ResolvedResource, feathersRest: boolean) {
+function resourceRoutes(
+  router: Router,
+  app: Application,
+  resource: ResolvedResource,
+  feathersRest: boolean,
+  appCaching: CachingOptions | undefined
+) {
   const service = () => resourceService(app, resource)
+  const caching = resolveCaching(appCaching, resource.definition.caching)
+  // A read in the spec's dialect answers `If-None-Match` before anything runs (see `conditionalRead`).
+  const read = (handle: (ctx: Context) => Promise<void>) => (ctx: Context) =>
+    conditionalRead(ctx, caching, () => handle(ctx))
   const serialize = recordSerializer(resource)
   const { definition } = resource
   const base = `/${resource.basePath}`
@@ -56,11 +67,11 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
   // Registered before `/:id`, so `export` is never taken for an id.
   if (definition.export?.disabled)
     router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`, 'export'))
-  else exportRoute(router, app, resource)
+  else exportRoute(router, app, resource, caching)
   // Likewise `aggregate`, where the resource has aggregates; elsewhere it stays an id like any other.
-  if (resource.aggregateEnabled) aggregateRoute(router, app, resource)
+  if (resource.aggregateEnabled) aggregateRoute(router, app, resource, caching)
 
-  router.get(base, spec(true, listHandler(resource, service, serialize)))
+  router.get(base, spec(true, read(listHandler(resource, service, serialize))))
 
   // Feathers' REST transport would take a POST to a record's path for a create; neither dialect means that.
   router.post(`${base}/:id`, async () => {
@@ -69,11 +80,14 @@ function resourceRoutes(router: Router, app: Application, resource: ResolvedReso
 
   router.get(
     `${base}/:id`,
-    spec(false, async (ctx) => {
-      ctx.body = serialize(
-        (await externalCall(service(), 'get', [idOf(ctx), restParams(ctx)])) as ResourceRecord
-      )
-    })
+    spec(
+      false,
+      read(async (ctx) => {
+        ctx.body = serialize(
+          (await externalCall(service(), 'get', [idOf(ctx), restParams(ctx)])) as ResourceRecord
+        )
+      })
+    )
   )
 
   const create = spec(false, async (ctx) => {
@@ -174,10 +188,15 @@ function rejectQueryParameters(ctx: Context) {
  * The spec's REST routes of one resource, as Koa routes that call its service. With `feathersRest` they sit in
  * front of Feathers' own REST handler of the service and leave it the requests in Feathers' dialect.
  */
-export function restRouter(app: Application, resource: ResolvedResource, feathersRest: boolean) {
+export function restRouter(
+  app: Application,
+  resource: ResolvedResource,
+  feathersRest: boolean,
+  caching?: CachingOptions
+) {
   const router = new Router()
   // Behind Feathers' REST transport the service's own middleware checks the query string (see the plugin).
   if (!feathersRest) router.use(checkQueryString)
-  resourceRoutes(router, app, resource, feathersRest)
+  resourceRoutes(router, app, resource, feathersRest, caching)
   return router
 }

@@ -4,7 +4,24 @@ import { randomBytes } from 'node:crypto'
 import net from 'node:net'
 import { io, type Socket } from 'socket.io-client'
 import { startScript } from '../../bench/support/processes'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { httpClient, type Http } from './http'
+import { createTestDatabase, type DatabaseName } from './databases'
+import knex from 'knex'
+import { knexConfig } from '../../example/database'
+import { migrateLatest } from '../../example/migrations'
+
+/** One database for all instances: SQLite as a file (WAL lets processes share it), the others fresh. */
+export async function sharedDatabase(name: DatabaseName) {
+  if (name !== 'sqlite') return createTestDatabase(name)
+  const dir = mkdtempSync(join(tmpdir(), 'fq-scale-'))
+  return {
+    url: `sqlite:${join(dir, 'shared.sqlite')}`,
+    drop: async () => rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 /** The Redis that feathers-sync shares events through in the scale-out tests. */
 export const REDIS = { host: '127.0.0.1', port: 6379 }
@@ -94,4 +111,19 @@ export async function startInstance(
 export async function eventually(done: () => boolean, ms = 5000) {
   const until = Date.now() + ms
   while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+/**
+ * `count` example app processes on one shared database of `name`, migrated once first (instances starting
+ * together would race for the migration lock), their events on one feathers-sync key of their own.
+ */
+export async function startInstances(name: DatabaseName, count: number) {
+  const database = await sharedDatabase(name)
+  const db = knex(knexConfig(database.url))
+  await migrateLatest(db)
+  await db.destroy()
+  const syncKey = freshSyncKey()
+  const instances: Instance[] = []
+  for (let index = 0; index < count; index++) instances.push(await startInstance(database.url, syncKey))
+  return { database, syncKey, instances }
 }

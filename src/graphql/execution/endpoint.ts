@@ -28,6 +28,7 @@ import { compiledExecution } from './compiled-execution'
 import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
 import { logFailure, loggerOf, logRefusal } from '../../common/logger'
+import { conditionalRead, resolveCaching, type CachingOptions } from '../../feathers/conditional-read'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -47,7 +48,8 @@ export interface GraphqlOptions {
 export function graphqlMiddleware(
   app: Application,
   resources: ResolvedResource[],
-  options: GraphqlOptions = {}
+  options: GraphqlOptions = {},
+  cachingOptions?: CachingOptions
 ) {
   const path = options.path ?? '/graphql'
   // Unexpected errors, which clients see only as INTERNAL_SERVER_ERROR, go to the plugin's logger, and so do
@@ -104,14 +106,26 @@ export function graphqlMiddleware(
     },
     formatError
   })
-  const middleware = async (ctx: Context, next: Next) => {
-    if (ctx.path !== path) return next()
+  // A GET's data may come from any resource: one that opts out of caching leaves every GraphQL GET untagged.
+  const optedOut = resources.some((resource) => resource.definition.caching?.enabled === false)
+  const caching = resolveCaching(cachingOptions, optedOut ? { enabled: false } : undefined)
+  const answer = async (ctx: Context, next: Next) => {
     await handle(ctx, next)
     const body = (ctx as GraphqlKoaContext)[SERIALIZED]
     if (body !== undefined) ctx.body = body
     if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === ''))
       describeRefusal(ctx)
     else if (ctx.status >= 400) codeRefusal(ctx)
+  }
+  const middleware = async (ctx: Context, next: Next) => {
+    if (ctx.path !== path) return next()
+    // Only a GET that answered data without errors is tagged: graphql-http refuses mutations over GET.
+    await conditionalRead(
+      ctx,
+      caching,
+      () => answer(ctx, next),
+      () => (ctx as GraphqlKoaContext)[SERIALIZED] !== undefined
+    )
   }
   return Object.assign(middleware, { schema, path, websocket })
 }

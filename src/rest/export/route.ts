@@ -1,5 +1,6 @@
 import type Router from '@koa/router'
 import type { Application } from '@feathersjs/koa'
+import type { Context } from '../../common/koa'
 import { PassThrough, Readable, pipeline } from 'node:stream'
 import type { ResolvedResource } from '../../resource/resolved'
 import { resourceService } from '../../service/resource-service'
@@ -11,6 +12,7 @@ import { restParams } from '../params'
 import { exportQueryParser } from './export-query'
 import { CSV_FORMAT, negotiatedFormat, type PageEncoder } from './formats'
 import { logFailure, loggerOf } from '../../common/logger'
+import { conditionalRead, type ResolvedCaching } from '../../feathers/conditional-read'
 
 /**
  * Reads the first page before anything is sent, so that a failure up to there (hooks, authorization, the
@@ -57,10 +59,15 @@ export function exportPath(resource: ResolvedResource) {
  * keyset page, so filters, defaultFilter, search hooks, authorization, defaultSort, resolvers and after hooks
  * are the same; only offset paging is absent.
  */
-export function exportRoute(router: Router, app: Application, resource: ResolvedResource) {
+export function exportRoute(
+  router: Router,
+  app: Application,
+  resource: ResolvedResource,
+  caching: ResolvedCaching
+) {
   const parse = exportQueryParser(resource)
   const maxRows = resource.definition.export?.maxRows
-  router.get(exportPath(resource), async (ctx) => {
+  const answer = async (ctx: Context) => {
     const format = negotiatedFormat((...types) => ctx.accepts(...types))
     const csv = format === CSV_FORMAT
     // Checked before anything is read; parsed again for each page, as hooks may change the query they get.
@@ -88,5 +95,6 @@ export function exportRoute(router: Router, app: Application, resource: Resolved
     ctx.attachment(`${resource.basePath.split('/').pop()}.${format.extension}`)
     if (maxRows !== undefined) ctx.set('X-Export-Row-Limit', String(maxRows))
     ctx.body = body
-  })
+  }
+  router.get(exportPath(resource), (ctx) => conditionalRead(ctx, caching, () => answer(ctx)))
 }

@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto'
+import type { Context } from '../common/koa'
+import type { ResourceCachingOptions } from '../resource/definition'
+import { DEFAULTS } from '../resource/defaults'
+import { writeGenerationOf } from './write-generation'
+
+/** How reads answer conditional requests (`ETag`, `If-None-Match`), for the whole application. */
+export interface CachingOptions {
+  /** `ETag` and `Cache-Control` on reads and 304s for unchanged data (default true). */
+  enabled?: boolean
+  /**
+   * The `Cache-Control` of every tagged read and its 304s (default `private, no-cache`: the browser keeps the
+   * answer and revalidates it each time; shared caches keep nothing).
+   */
+  cacheControl?: string
+  /**
+   * Request headers that never change an answer, beside those the plugin ignores (conditional, hop-by-hop,
+   * tracing and `Accept-Encoding`). Every other header the request carries is part of its validator.
+   */
+  ignoreHeaders?: string[]
+}
+
+export interface ResolvedCaching {
+  enabled: boolean
+  cacheControl: string
+  ignoreHeaders: ReadonlySet<string>
+}
+
+/** Headers that say nothing about what a read answers, only about the connection, the cache or a trace. */
+const IGNORED_HEADERS = [
+  'if-none-match',
+  'if-match',
+  'if-modified-since',
+  'if-unmodified-since',
+  'if-range',
+  'cache-control',
+  'pragma',
+  'connection',
+  'keep-alive',
+  'te',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'accept-encoding',
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'x-request-id'
+]
+
+/** Always named in `Vary`: who asks and in which form decide the answer even when a request lacks them. */
+const ALWAYS_VARY = ['Accept', 'Authorization', 'Cookie']
+
+export function resolveCaching(
+  app: CachingOptions | undefined,
+  resource?: ResourceCachingOptions
+): ResolvedCaching {
+  return {
+    enabled: resource?.enabled ?? app?.enabled ?? DEFAULTS.caching.enabled,
+    cacheControl: resource?.cacheControl ?? app?.cacheControl ?? DEFAULTS.caching.cacheControl,
+    ignoreHeaders: new Set([
+      ...IGNORED_HEADERS,
+      ...(app?.ignoreHeaders ?? []).map((name) => name.toLowerCase())
+    ])
+  }
+}
+
+/**
+ * The validator of a read: the request (path, query string; a GraphQL GET carries its document, variables
+ * and operation name there), everything about the caller the hooks and `authorize` can see (every header not
+ * ignored, and what the application's middleware put in `ctx.feathers`), and the application's write
+ * generation with its epoch. Undefined when the caller's side cannot be written down (then nothing is
+ * cached).
+ *
+ * It is taken before the read runs: a write that commits while the read runs moves the generation on, so the
+ * answer, whichever state it saw, carries a tag that is already behind and is never confirmed by a 304.
+ */
+function readValidator(ctx: Context, caching: ResolvedCaching) {
+  const generation = writeGenerationOf(ctx.app)
+  const headers = Object.entries(ctx.req.headers)
+    .filter(([name]) => !caching.ignoreHeaders.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  let caller: string
+  try {
+    caller = JSON.stringify([headers, ctx.feathers ?? null])
+  } catch {
+    return undefined
+  }
+  const hash = createHash('sha256')
+    .update(JSON.stringify([generation.epoch, generation.current(), ctx.path, ctx.querystring]))
+    .update(caller)
+    .digest('base64url')
+  // Weak: the same data may go out in several content codings (a compression middleware keeps the tag).
+  return { etag: `W/"${hash}"`, vary: headers.map(([name]) => name) }
+}
+
+/** Whether an `If-None-Match` list holds the tag (the weak comparison RFC 9110 prescribes for it). */
+function listsTag(ifNoneMatch: string, etag: string) {
+  const opaque = etag.replace(/^W\//, '')
+  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque)
+}
+
+/**
+ * Whether the request's bearer token is a JWT past its `exp`. A tag is only ever given to a request whose
+ * token was verified, and the token's exact text is part of the tag, so its claims can be read unverified
+ * here: once it has expired, the request goes to the hooks and gets their 401 rather than a 304.
+ */
+function expiredToken(ctx: Context) {
+  const match = /^(?:(?:bearer|jwt)\s+)?[\w-]+\.([\w-]+)\.[\w-]*$/i.exec(ctx.get('authorization').trim())
+  if (!match) return false
+  try {
+    const { exp } = JSON.parse(Buffer.from(match[1], 'base64url').toString('utf8')) as { exp?: unknown }
+    return typeof exp === 'number' && exp * 1000 <= Date.now()
+  } catch {
+    return false
+  }
+}
+
+function tag(ctx: Context, caching: ResolvedCaching, etag: string, vary: string[]) {
+  ctx.set('ETag', etag)
+  ctx.set('Cache-Control', caching.cacheControl)
+  for (const name of ALWAYS_VARY) ctx.vary(name)
+  for (const name of vary) ctx.vary(name)
+}
+
+/**
+ * Answers a GET (or HEAD) read conditionally: a 304 without running anything (no hook, no SQL) when the
+ * request's `If-None-Match` holds the tag its validator makes now; otherwise `answer` runs, and a 200 that
+ * `succeeded` accepts gets the tag, `Cache-Control` and `Vary`. Errors are never tagged.
+ */
+export async function conditionalRead(
+  ctx: Context,
+  caching: ResolvedCaching,
+  answer: () => Promise<unknown>,
+  succeeded: () => boolean = () => true
+): Promise<void> {
+  const validator =
+    caching.enabled && (ctx.method === 'GET' || ctx.method === 'HEAD')
+      ? readValidator(ctx, caching)
+      : undefined
+  if (!validator) {
+    await answer()
+    return
+  }
+  const ifNoneMatch = ctx.get('if-none-match')
+  if (ifNoneMatch && listsTag(ifNoneMatch, validator.etag) && !expiredToken(ctx)) {
+    tag(ctx, caching, validator.etag, validator.vary)
+    ctx.status = 304
+    return
+  }
+  await answer()
+  if (ctx.status === 200 && succeeded()) tag(ctx, caching, validator.etag, validator.vary)
+}
