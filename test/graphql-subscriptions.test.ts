@@ -39,8 +39,7 @@ function watch(client: Client, query: string, variables?: Record<string, unknown
 
 const until = (condition: () => boolean, what: string, ms = 5000) => pollUntil(condition, what, { ms })
 
-/** The service's listeners of `created`: one while anyone subscribes to any of the resource's events. */
-const subscribers = (server: TestServer, path: string) => server.app.service(path).listenerCount('created')
+const subscribers = (server: TestServer, path: string) => server.subscriptionListeners(path)
 
 /**
  * Makes `watches` live before a test writes what they must hear: writes `probe()` until each heard something,

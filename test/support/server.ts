@@ -22,6 +22,11 @@ export interface TestServer {
   countStatements(work: () => Promise<unknown>): Promise<number>
   /** The SQL statements `work` caused. */
   recordStatements(work: () => Promise<unknown>): Promise<string[]>
+  /**
+   * The listeners of a service's `created` event beyond those it had once the app started (the app's own,
+   * such as the write generation's): one while anyone subscribes to any of the resource's events.
+   */
+  subscriptionListeners(path: string): number
   close(): Promise<void>
 }
 
@@ -39,6 +44,9 @@ export async function startServer(
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   const baseUrl = `http://127.0.0.1:${port}`
+  const idle = new Map(
+    Object.keys(app.services).map((path) => [path, app.service(path).listenerCount('created')])
+  )
   let recording: string[] | undefined
   db.on('query', (query: { sql: string }) => recording?.push(query.sql))
   const recordStatements = async (work: () => Promise<unknown>) => {
@@ -58,6 +66,7 @@ export async function startServer(
     http: httpClient(baseUrl),
     recordStatements,
     countStatements: async (work) => (await recordStatements(work)).length,
+    subscriptionListeners: (path) => app.service(path).listenerCount('created') - (idle.get(path) ?? 0),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeAllConnections?.()
