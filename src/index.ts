@@ -42,6 +42,7 @@ export type {
   ExportOptions,
   AggregateOptions,
   ResourceCachingOptions,
+  ConcurrencyOptions,
   ManyRelationDefinition,
   JoinDefinition,
   OneRelationDefinition,
@@ -61,6 +62,7 @@ export type { FeathersQueryOptions } from './plugin'
 export type { SqliteOptions } from './dialect/better-sqlite3'
 export type { QueryLimits } from './resource/query-limits'
 export type { CachingOptions } from './feathers/conditional-read'
+export { PreconditionFailed, PreconditionRequired } from './service/record-version'
 export { ResourceService } from './service/resource-service'
 export type { ResourceParams, ResourceRecord } from './model/records'
 export { errorHandler } from './error-handler'

@@ -114,9 +114,9 @@ forEachDatabase('OpenAPI: the example application', (env) => {
         ['GET', '/todo-items/export', 'todoItems.exportMany', ['200', '400', '406']],
         ['GET', '/todo-items/aggregate', 'todoItems.aggregate', ['200', '400']],
         ['GET', '/todo-items/{id}', 'todoItems.findById', ['200', '400', '404']],
-        ['PUT', '/todo-items/{id}', 'todoItems.updateOne', ['200', '400', '404', '415']],
-        ['PATCH', '/todo-items/{id}', 'todoItems.patchOne', ['200', '400', '404', '415']],
-        ['DELETE', '/todo-items/{id}', 'todoItems.deleteOne', ['200', '400', '404']]
+        ['PUT', '/todo-items/{id}', 'todoItems.updateOne', ['200', '400', '404', '412', '415']],
+        ['PATCH', '/todo-items/{id}', 'todoItems.patchOne', ['200', '400', '404', '412', '415']],
+        ['DELETE', '/todo-items/{id}', 'todoItems.deleteOne', ['200', '400', '404', '412']]
       ]
     )
     const ids = operations.map(([, , operation]) => operation.operationId)

@@ -32,6 +32,12 @@ export interface ResourceParams extends Params<ResourceQuery> {
   transaction?: { trx: Knex.Transaction }
   headers?: Record<string, string | string[] | undefined>
   /**
+   * The versions of the record an update, patch or remove may change (optimistic concurrency): its `ETag`
+   * (`'"3"'`), several, `'*'`, or the version as a number; a stale one is a 412. REST takes `If-Match`,
+   * Feathers clients `$ifMatch` in the query, GraphQL `version`.
+   */
+  ifMatch?: string | number
+  /**
    * Service options for this call (`paginate`, `multi`), as Feathers' adapters take them; transports never
    * set it, so only server code can.
    */

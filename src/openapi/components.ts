@@ -57,7 +57,13 @@ export const errorResponses = {
   NotFound: errorResponse('No such record, or not one the caller may see'),
   MethodNotAllowed: errorResponse('The endpoint is disabled, or the path has no such method'),
   NotAcceptable: errorResponse('The Accept header names no media type the endpoint answers with'),
-  UnsupportedMediaType: errorResponse('The body was not sent as application/json')
+  UnsupportedMediaType: errorResponse('The body was not sent as application/json'),
+  PreconditionFailed: errorResponse(
+    'If-Match names no version the record has now: it changed since it was read (or has no versions)'
+  ),
+  PreconditionRequired: errorResponse(
+    "The resource changes records by version: send If-Match with the record's ETag"
+  )
 }
 
 export type ErrorResponseName = keyof typeof errorResponses
@@ -68,7 +74,9 @@ const ERROR_STATUS: Record<ErrorResponseName, string> = {
   NotFound: '404',
   MethodNotAllowed: '405',
   NotAcceptable: '406',
-  UnsupportedMediaType: '415'
+  UnsupportedMediaType: '415',
+  PreconditionFailed: '412',
+  PreconditionRequired: '428'
 }
 
 /** An operation's error responses, each a reference to the shared response of its status. */

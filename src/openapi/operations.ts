@@ -12,7 +12,7 @@ import { aggregateQuerySchema } from '../rest/aggregate-query'
 import { AGGREGATE_FUNCTIONS } from '../model/aggregate'
 import { allowsMulti, maxMultiOf } from '../service/multi'
 import type { GuardedMethod } from '../authorization/guards'
-import { errorResponsesOf, PAGE_INFO_SCHEMA, schemaRef } from './components'
+import { errorResponsesOf, PAGE_INFO_SCHEMA, schemaRef, type ErrorResponseName } from './components'
 import { operationSecurity } from './security'
 import { omitKeywords, toOpenApiSchema } from './schema'
 import type {
@@ -267,8 +267,38 @@ function readOperations({ resource, names, record, base, add }: Operations) {
   add(`${base}/:id`, 'get', 'findById', {
     summary: `Find a ${resource.name} by id`,
     description: definition.read?.description,
-    responses: { '200': ok(`The ${resource.name}`, record), ...errorResponsesOf('BadRequest', 'NotFound') }
+    responses: {
+      '200': tagged(resource, ok(`The ${resource.name}`, record)),
+      ...errorResponsesOf('BadRequest', 'NotFound')
+    }
   })
+}
+
+/** A versioned resource's single-record answers carry the version as `ETag`. */
+function tagged<T extends object>(resource: ResolvedResource, response: T): T {
+  if (!resource.version) return response
+  const description = `The record's ${resource.version.field.name}, quoted: what If-Match takes`
+  return { ...response, headers: { ETag: { description, schema: { type: 'string' } } } }
+}
+
+/** `If-Match` on the writes of one record (optimistic concurrency), with the 412 and, if required, 428. */
+function preconditionsOf(resource: ResolvedResource) {
+  const required = resource.version?.required === true
+  const parameters = [
+    {
+      name: 'If-Match',
+      in: 'header' as const,
+      required,
+      description: resource.version
+        ? `The record's ETag (its ${resource.version.field.name}), several, or *: a record changed since is a 412`
+        : 'Only * applies: these records have no versions, so any other tag is a 412',
+      schema: { type: 'string' as const }
+    }
+  ]
+  const responses = errorResponsesOf(
+    ...(['PreconditionFailed', ...(required ? ['PreconditionRequired'] : [])] as ErrorResponseName[])
+  )
+  return { parameters, responses }
 }
 
 /** The writes: create, update (PUT and PATCH), delete, and delete by query where `multi` allows it. */
@@ -303,13 +333,16 @@ function writeOperations({ resource, names, record, base, add }: Operations) {
       }
     })
   }
+  const { parameters: preconditions, responses: preconditionResponses } = preconditionsOf(resource)
   if (!definition.update?.disabled) {
     const update = {
       description: definition.update?.one?.description,
+      parameters: preconditions,
       requestBody: body(names.update),
       responses: {
-        '200': ok('The updated record', record),
-        ...errorResponsesOf('BadRequest', 'NotFound', 'UnsupportedMediaType')
+        '200': tagged(resource, ok('The updated record', record)),
+        ...errorResponsesOf('BadRequest', 'NotFound', 'UnsupportedMediaType'),
+        ...preconditionResponses
       }
     }
     // PUT and PATCH do the same partial update; absent properties keep their values.
@@ -340,7 +373,12 @@ function writeOperations({ resource, names, record, base, add }: Operations) {
         ? `Soft-delete a ${resource.name}`
         : `Delete a ${resource.name}`,
       description: definition.delete?.one?.description,
-      responses: { '200': ok('The deleted record', record), ...errorResponsesOf('BadRequest', 'NotFound') }
+      parameters: preconditions,
+      responses: {
+        '200': ok('The deleted record', record),
+        ...errorResponsesOf('BadRequest', 'NotFound'),
+        ...preconditionResponses
+      }
     })
     if (allowsMulti(resource, 'remove')) {
       add(base, 'delete', 'deleteMany', {

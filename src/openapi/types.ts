@@ -13,7 +13,7 @@ export interface MediaTypeObject {
 
 export interface ParameterObject {
   name: string
-  in: 'path' | 'query'
+  in: 'path' | 'query' | 'header'
   required: boolean
   description?: string
   schema: SchemaObject

@@ -35,7 +35,7 @@ const LIST_OPERATORS = new Set(['$in', '$nin'])
 const MAX_QUERY_NESTING = 100
 
 /** The query's parts that are not filters. */
-const SPECIAL = new Set(['$limit', '$skip', '$sort', '$select', '$or', '$and'])
+const SPECIAL = new Set(['$limit', '$skip', '$sort', '$select', '$or', '$and', '$ifMatch'])
 
 export interface FeathersRequest {
   filter?: Filter
@@ -52,6 +52,8 @@ export interface FeathersSyntaxOptions {
   collection: boolean
   /** External callers may not select what they can never read (hidden and filterOnly fields). */
   external: boolean
+  /** The method writes: `$ifMatch` names the version it changes (see `service/record-version.ts`). */
+  precondition?: boolean
 }
 
 /**
@@ -92,6 +94,9 @@ export class FeathersQueryParser {
       if (!options.collection && query[name] !== undefined) {
         throw badField(name, 'applies to find only')
       }
+    }
+    if (query.$ifMatch !== undefined && !options.precondition) {
+      throw badField('$ifMatch', 'applies to update, patch and remove only')
     }
     if (query.$limit !== undefined) request.limit = nonNegativeInteger(query.$limit, '$limit')
     if (query.$skip !== undefined) request.skip = nonNegativeInteger(query.$skip, '$skip')

@@ -171,6 +171,20 @@ export interface ExportOptions {
   description?: string
 }
 
+/**
+ * Optimistic concurrency: a version per record, so that a write made against an old copy is refused (412)
+ * rather than silently overwriting a change the writer never saw.
+ */
+export interface ConcurrencyOptions {
+  /**
+   * An integer field of the schema, `readOnly` (clients never write it), that the plugin sets to 1 on create
+   * and adds 1 to on every update and patch. It is the record's `ETag` and what `If-Match` is checked against.
+   */
+  version: string
+  /** Single-record update, patch and remove from clients must say which version they change (428 without). */
+  required?: boolean
+}
+
 /** The resource's own answer to conditional reads (`ETag`, `If-None-Match`), over the app's `caching`. */
 export interface ResourceCachingOptions {
   /**
@@ -244,6 +258,8 @@ export interface ResourceDefinition<
   export?: ExportOptions
   /** Conditional reads of the resource's REST routes (see the application's `caching`). */
   caching?: ResourceCachingOptions
+  /** Optimistic concurrency through a version field (`ETag`, `If-Match`, GraphQL `version`). */
+  concurrency?: ConcurrencyOptions
   /**
    * Which methods may change several records in one call, as Feathers' adapters' `multi` option: `true` for
    * create, patch and remove, or a list of them. Off by default. Each such call is one transaction.

@@ -81,6 +81,22 @@ function resolveFields(definition: ResourceDefinition): ResolvedField[] {
   })
 }
 
+/** The version field `concurrency` names: an integer the plugin alone writes. */
+function resolveVersion(definition: ResourceDefinition, fields: ResolvedField[]) {
+  const options = definition.concurrency
+  if (!options) return undefined
+  const where = `${definition.name}.concurrency.version`
+  const field = fields.find((candidate) => candidate.name === options.version)
+  if (!field) throw new ConfigurationError(`${where}: "${options.version}" is not a field of the schema`)
+  if (field.kind !== 'integer' || field.computed || field.expression || field.role === 'id') {
+    throw new ConfigurationError(`${where}: ${field.name} must be a stored integer field`)
+  }
+  if ((field.schema as { readOnly?: boolean }).readOnly !== true) {
+    throw new ConfigurationError(`${where}: ${field.name} must be readOnly, since the plugin alone writes it`)
+  }
+  return { field, required: options.required === true }
+}
+
 function positiveInteger<T extends number | undefined>(
   definition: ResourceDefinition,
   option: string,
@@ -190,6 +206,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
     softDeleteColumn: definition.delete?.useSoftDelete
       ? (definition.delete.softDeleteColumn ?? 'deletedAt')
       : undefined,
+    version: resolveVersion(definition, fields),
     many: [],
     one: [],
     relationMap: new Map(),

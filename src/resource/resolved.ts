@@ -118,6 +118,8 @@ export interface ResolvedResource {
   fieldMap: Map<string, ResolvedField>
   query: ResolvedQueryOptions
   softDeleteColumn?: string
+  /** With `concurrency`: the field holding each record's version, and whether clients must name one. */
+  version?: { field: ResolvedField; required: boolean }
   many: ResolvedManyRelation[]
   one: ResolvedOneRelation[]
   /** Every relation by name. */

@@ -18,6 +18,7 @@ import { exportRoute } from './export/route'
 import { aggregateRoute } from './aggregate-route'
 import { copyWith } from '../common/copy-with'
 import { conditionalRead, resolveCaching, type CachingOptions } from '../feathers/conditional-read'
+import { tagRecord, versionedRead } from './record-etag'
 
 /** `:id` unless the endpoint sets its own path, which must still carry the id. */
 export function memberPath(resource: ResolvedResource, path: string | undefined, option: string) {
@@ -78,15 +79,17 @@ function resourceRoutes(
     throw new MethodNotAllowed(`POST is not allowed on a ${resource.name} record; create with POST ${base}`)
   })
 
+  const get = async (ctx: Context) =>
+    (await externalCall(service(), 'get', [idOf(ctx), restParams(ctx)])) as ResourceRecord
   router.get(
     `${base}/:id`,
     spec(
       false,
-      read(async (ctx) => {
-        ctx.body = serialize(
-          (await externalCall(service(), 'get', [idOf(ctx), restParams(ctx)])) as ResourceRecord
-        )
-      })
+      resource.version
+        ? (ctx) => versionedRead(ctx, resource, caching, () => get(ctx), serialize)
+        : read(async (ctx) => {
+            ctx.body = serialize(await get(ctx))
+          })
     )
   )
 
@@ -97,6 +100,7 @@ function resourceRoutes(
       restParams(ctx)
     ])
     ctx.body = serialize(record as ResourceRecord)
+    tagRecord(ctx, resource, record as ResourceRecord)
     ctx.status = 201
   })
   if (definition.create?.disabled) router.post(base, disabled(`Creating ${resource.name} records`, 'create'))
@@ -107,9 +111,13 @@ function resourceRoutes(
     spec(false, async (ctx) => {
       requireJsonObject(ctx)
       const body = ctx.request.body as ResourceRecord
-      ctx.body = serialize(
-        (await externalCall(service(), method, [idOf(ctx), body, restParams(ctx)])) as ResourceRecord
-      )
+      const record = (await externalCall(service(), method, [
+        idOf(ctx),
+        body,
+        restParams(ctx)
+      ])) as ResourceRecord
+      ctx.body = serialize(record)
+      tagRecord(ctx, resource, record)
     })
   const updateDisabled = definition.update?.disabled
     ? disabled(`Updating ${resource.name} records`, 'update')

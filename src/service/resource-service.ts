@@ -40,6 +40,7 @@ import { findRecords } from './find'
 import { multiLimit, type MultiOption } from './multi'
 import { notFound, ResourceStore } from './store'
 import { changeRecord, changeRecords, insertRecords, removeRecords } from './writes'
+import { preconditionOf, withVersion } from './record-version'
 
 export interface ResourceServiceOptions {
   Model: Knex
@@ -253,7 +254,9 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     const scoped = await this.scoped({ method: 'create', params, data })
     // The selection and every record are checked (encoded) before anything is written.
     const fields = projection(this.resource, this.readQuery(scoped).select)
-    const rows = (Array.isArray(data) ? data : [data]).map((record) => encodeRow(this.resource, record))
+    const rows = (Array.isArray(data) ? data : [data]).map((record) =>
+      withVersion(this.Model, this.resource, encodeRow(this.resource, record), 'create')
+    )
     const created = await insertRecords(this.store, scoped, rows, fields)
     return Array.isArray(data) ? created : created[0]
   }
@@ -283,23 +286,26 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     if (id !== null) return this.changeOne('patch', id, data, params)
     const max = multiLimit(this.resource, 'patch', undefined, this.optionsOf(params).multi)
     const scoped = await this.scoped({ method: 'patch', params, id: null, data })
-    const { filter, select } = this.readQuery(scoped, true)
+    const { filter, select } = this.readQuery(scoped, true, true)
+    preconditionOf(this.resource, scoped, null)
     const fields = projection(this.resource, select)
     return changeRecords(this.store, scoped, this.encodeChange(data), filter, fields, max)
   }
 
   private async changeOne(method: string, id: Id, data: ResourceRecord, params: ResourceParams) {
     const scoped = await this.scoped({ method, params, id, data })
-    const { filter, select } = this.readQuery(scoped)
+    const { filter, select } = this.readQuery(scoped, false, true)
+    const precondition = preconditionOf(this.resource, scoped, id)
     const fields = projection(this.resource, select)
-    return changeRecord(this.store, scoped, id, this.encodeChange(data), filter, fields)
+    const row = this.encodeChange(data)
+    return changeRecord(this.store, scoped, id, row, filter, fields, precondition)
   }
 
-  /** The columns a change writes: never the id. */
+  /** The columns a change writes: never the id; the next version where records have one. */
   private encodeChange(data: ResourceRecord) {
     const row = encodeRow(this.resource, data)
     delete row[this.resource.idField.column]
-    return row
+    return withVersion(this.Model, this.resource, row, 'change')
   }
 
   async remove(id: Id, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
@@ -307,22 +313,36 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
   async remove(id: NullableId, params: ResourceParams = {}): Promise<unknown> {
     const max = id === null ? multiLimit(this.resource, 'remove', undefined, this.optionsOf(params).multi) : 1
     const scoped = await this.scoped({ method: 'remove', params, id })
-    const { filter, select } = this.readQuery(scoped, id === null)
-    return removeRecords(this.store, scoped, id, filter, projection(this.resource, select), max)
+    const { filter, select } = this.readQuery(scoped, id === null, true)
+    const precondition = preconditionOf(this.resource, scoped, id)
+    const fields = projection(this.resource, select)
+    return removeRecords(this.store, scoped, id, filter, fields, max, precondition)
   }
 
   /** The filter and selection of a call, from the query model or from Feathers' query syntax. */
-  private readQuery(params: ResourceParams, collection = false): { filter?: Filter; select?: string[] } {
+  private readQuery(
+    params: ResourceParams,
+    collection = false,
+    precondition = false
+  ): { filter?: Filter; select?: string[] } {
     if (params.queryModel) return { filter: params.query?.filter, select: params.query?.select }
-    const { filter, select } = this.feathersRequest(params, collection)
+    const { filter, select } = this.feathersRequest(params, collection, precondition)
     return { filter, select }
   }
 
-  /** A Feathers caller's query, checked and translated; `collection` for find, which alone pages and sorts. */
-  private feathersRequest(params: ResourceParams, collection: boolean): FeathersRequest {
+  /**
+   * A Feathers caller's query, checked and translated; `collection` for find, which alone pages and sorts;
+   * `precondition` for the writes, which take `$ifMatch`.
+   */
+  private feathersRequest(
+    params: ResourceParams,
+    collection: boolean,
+    precondition = false
+  ): FeathersRequest {
     return this.feathersQuery.parse(params.query as Query | undefined, {
       collection,
-      external: !!params.provider
+      external: !!params.provider,
+      precondition
     })
   }
 }

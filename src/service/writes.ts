@@ -13,6 +13,7 @@ import type { MultiMethod } from './multi'
 import { notFound, type ResourceStore } from './store'
 import { answeredRecords } from './written-records'
 import { refuseHiddenChildren } from './cascades'
+import { matchingVersion, staleRecord, type Precondition } from './record-version'
 
 /** Runs `work` in the caller's transaction or a new one, so a failed check leaves no partial write. */
 export async function inWriteTransaction<T>(
@@ -101,17 +102,20 @@ export function changeRecord(
   id: Id,
   row: ResourceRecord,
   filter: Filter | undefined,
-  fields: Projection
+  fields: Projection,
+  precondition?: Precondition
 ) {
   return inWriteTransaction(store, params, async (inner) => {
     if (Object.keys(row).length > 0) {
       const reached = await writable(store, inner, filter)
+      const builder = store.statements.whereIdIs(reached(), store.idValue(id, inner) as Knex.Value)
+      // The version is checked by the UPDATE itself: no other write can come between a check and it.
       const changed = await runWrite(
         store,
         row,
-        store.statements.whereIdIs(reached(), store.idValue(id, inner) as Knex.Value).update(row)
+        matchingVersion(builder, store.resource, precondition).update(row)
       )
-      if (!changed) throw notFound(store, id)
+      if (!changed) throw await missingOrStale(store, inner, id, filter, precondition)
     } else if (!(await store.getRecord(id, inner, filter))) {
       throw notFound(store, id)
     }
@@ -121,6 +125,18 @@ export function changeRecord(
       throw new Forbidden(`The update would move ${store.resource.name} '${id}' outside what you may access`)
     return answeredRecords([record], fields)[0]
   })
+}
+
+/** Why a write of one record changed nothing: it is out of reach (404), or in another version (412). */
+async function missingOrStale(
+  store: ResourceStore,
+  params: ResourceParams,
+  id: Id,
+  filter: Filter | undefined,
+  precondition: Precondition | undefined
+) {
+  const reachable = precondition !== undefined && (await store.getRecord(id, params, filter))
+  return reachable ? staleRecord(store.resource, id) : notFound(store, id)
 }
 
 /** The ids of the records a multi patch or remove reaches, refused when there are more than `max`. */
@@ -191,7 +207,8 @@ export function removeRecords(
   id: Id | null,
   filter: Filter | undefined,
   fields: Projection,
-  max: number
+  max: number,
+  precondition?: Precondition
 ) {
   return inWriteTransaction(store, params, async (inner) => {
     const ids = id === null ? await idsReached(store, 'remove', inner, filter, max) : [id]
@@ -202,12 +219,14 @@ export function removeRecords(
     if (id !== null && records.length === 0) throw notFound(store, id)
     const { softDeleteColumn } = store.resource
     if (!softDeleteColumn) await refuseHiddenChildren(store, inner, idValues)
-    const builder = (await writable(store, inner, reached))()
+    const builder = matchingVersion((await writable(store, inner, reached))(), store.resource, precondition)
     const removed = softDeleteColumn
       ? await runQuery(builder.update({ [softDeleteColumn]: new Date() }))
       : await runRemove(builder.delete())
     if (removed !== records.length) {
-      throw id === null ? concurrentChange(store, 'removing') : notFound(store, id)
+      throw id === null
+        ? concurrentChange(store, 'removing')
+        : await missingOrStale(store, inner, id, filter, precondition)
     }
     const answered = answeredRecords(records, fields)
     return id === null ? answered : answered[0]

@@ -1,7 +1,13 @@
-import { GraphQLID, GraphQLList, type GraphQLFieldConfigMap } from 'graphql'
+import {
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputType
+} from 'graphql'
 import { upperFirst } from '../../resource/naming'
 import type { ResolvedResource } from '../../resource/resolved'
-import type { ResourceRecord } from '../../model/records'
+import type { ResourceParams, ResourceRecord } from '../../model/records'
 import { allowsMulti } from '../../service/multi'
 import type { GraphqlContext } from './context'
 import { withWork } from '../type/field-work'
@@ -77,6 +83,25 @@ function createMutations(types: GraphqlTypes, resource: ResolvedResource): Field
   return fields
 }
 
+/**
+ * A versioned resource's `version` input: the version of the record the mutation was made against; another
+ * stored version is `PRECONDITION_FAILED` (`PRECONDITION_REQUIRED` without one where the resource requires it).
+ */
+function versionInput(
+  resource: ResolvedResource,
+  action: string
+): Record<string, [GraphQLInputType, string]> {
+  if (!resource.version) return {}
+  const described = `The record's ${resource.version.field.name} as read: ${action} it only while it still is that version.`
+  return { version: [GraphQLInt, described] }
+}
+
+/** The call's params with the version the input names, if any, as the precondition of the write. */
+const withVersionOf = (input: Input, params: ResourceParams): ResourceParams =>
+  input.version === undefined || input.version === null
+    ? params
+    : copyWith(params, { ifMatch: input.version as number })
+
 /** `updateOne<R>` and, where `multi` allows it, `updateMany<Rs>` (by a filter that must hold a condition). */
 function updateMutations(types: GraphqlTypes, resource: ResolvedResource): Fields {
   const { definition, name, plural } = resource
@@ -93,7 +118,8 @@ function updateMutations(types: GraphqlTypes, resource: ResolvedResource): Field
           type: nonNull(
             inputObject(types, `UpdateOne${name}Input`, {
               id: [nonNull(GraphQLID), 'The id of the record to update'],
-              update: [nonNull(update), 'The update to apply.']
+              update: [nonNull(update), 'The update to apply.'],
+              ...versionInput(resource, 'update')
             })
           )
         }
@@ -101,7 +127,9 @@ function updateMutations(types: GraphqlTypes, resource: ResolvedResource): Field
       resolve: (_source, args, context) => {
         const input = args.input as Input
         return namingInput('input.update', () =>
-          context.service(resource).patch(input.id as string, plain(input.update), context.params())
+          context
+            .service(resource)
+            .patch(input.id as string, plain(input.update), withVersionOf(input, context.params()))
         )
       }
     },
@@ -149,15 +177,17 @@ function deleteMutations(types: GraphqlTypes, resource: ResolvedResource): Field
         input: {
           type: nonNull(
             inputObject(types, `DeleteOne${name}Input`, {
-              id: [nonNull(GraphQLID), 'The id of the record to delete.']
+              id: [nonNull(GraphQLID), 'The id of the record to delete.'],
+              ...versionInput(resource, 'delete')
             })
           )
         }
       },
       async resolve(_source, args, context) {
+        const input = args.input as Input
         const removed: ResourceRecord = await context
           .service(resource)
-          .remove((args.input as Input).id as string, context.params())
+          .remove(input.id as string, withVersionOf(input, context.params()))
         // As nestjs-query answers it: the record as it was, without the id it no longer has.
         return copyWith(removed, { [resource.idField.name]: null })
       }
