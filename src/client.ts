@@ -14,7 +14,8 @@ import type {
   PatchOf,
   QueryOf,
   RecordOf,
-  RecordQueryOf
+  RecordQueryOf,
+  WriteQueryOf
 } from './resource/typed-records'
 
 export { FEATHERS_QUERY_SYNTAX, QUERY_SYNTAX_HEADER } from './common/query-syntax'
@@ -28,7 +29,8 @@ export type {
   PatternOperators,
   QueryOf,
   RecordOf,
-  RecordQueryOf
+  RecordQueryOf,
+  WriteQueryOf
 } from './resource/typed-records'
 
 /** What a client may aggregate: the server refuses `partitionBy` from clients. */
@@ -51,10 +53,10 @@ export interface ResourceClientService<
   create(data: DataOf<D>, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>>
   create(data: DataOf<D>[], params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   /** A partial update like `patch`, unless the resource sets `update.replace`. */
-  update(id: Id, data: PatchOf<D>, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>>
-  patch(id: Id, data: PatchOf<D>, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  update(id: Id, data: PatchOf<D>, params?: Params<WriteQueryOf<D>>): Promise<RecordOf<D>>
+  patch(id: Id, data: PatchOf<D>, params?: Params<WriteQueryOf<D>>): Promise<RecordOf<D>>
   patch(id: null, data: PatchOf<D>, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
-  remove(id: Id, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  remove(id: Id, params?: Params<WriteQueryOf<D>>): Promise<RecordOf<D>>
   remove(id: null, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   /** With `paging`, one page of groups. */
   aggregate(

@@ -18,6 +18,7 @@ export type {
   PatchOf,
   QueryOf,
   RecordQueryOf,
+  WriteQueryOf,
   FilterQueryOf,
   FieldOperators,
   PatternOperators,

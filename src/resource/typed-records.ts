@@ -148,6 +148,13 @@ export interface SelectQuery<F extends string> {
 export type RecordQueryOf<D extends ResourceDefinition> =
   Untyped<D> extends true ? Query : Flatten<FilterQueryOf<D> & SelectQuery<ReadableFieldOf<D>>>
 
+/**
+ * What update, patch and remove of one record take as `params.query`: `$ifMatch`, the version the write was
+ * made against (optimistic concurrency; socket.io clients send no `If-Match` header).
+ */
+export type WriteQueryOf<D extends ResourceDefinition> =
+  Untyped<D> extends true ? Query : Flatten<RecordQueryOf<D> & { $ifMatch?: string | number }>
+
 /** What `find` takes as `params.query`, as @feathersjs/knex's `AdapterQuery` with the resource's fields. */
 export type QueryOf<D extends ResourceDefinition> =
   Untyped<D> extends true

@@ -18,7 +18,8 @@ import type {
   PatchOf,
   QueryOf,
   RecordOf,
-  RecordQueryOf
+  RecordQueryOf,
+  WriteQueryOf
 } from '../resource/typed-records'
 import type { Filter } from '../model/query'
 import type {
@@ -266,7 +267,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
    * out becomes null (the body was validated against the create schema, so defaults are filled in). Otherwise
    * `update` is a partial update like `patch`, which is what the spec's PUT route is.
    */
-  async update(id: NullableId, data: PatchOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async update(id: NullableId, data: PatchOf<D>, params?: ParamsOf<WriteQueryOf<D>>): Promise<RecordOf<D>>
   async update(id: NullableId, data: ResourceRecord, params: ResourceParams = {}): Promise<unknown> {
     if (id === null)
       throw new MethodNotAllowed(`${this.resource.name}: update replaces one record; use patch for several`)
@@ -280,7 +281,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     return Object.assign(full, data)
   }
 
-  async patch(id: Id, data: PatchOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async patch(id: Id, data: PatchOf<D>, params?: ParamsOf<WriteQueryOf<D>>): Promise<RecordOf<D>>
   async patch(id: null, data: PatchOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   async patch(id: NullableId, data: ResourceRecord, params: ResourceParams = {}): Promise<unknown> {
     if (id !== null) return this.changeOne('patch', id, data, params)
@@ -308,7 +309,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     return withVersion(this.Model, this.resource, row, 'change')
   }
 
-  async remove(id: Id, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async remove(id: Id, params?: ParamsOf<WriteQueryOf<D>>): Promise<RecordOf<D>>
   async remove(id: null, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   async remove(id: NullableId, params: ResourceParams = {}): Promise<unknown> {
     const max = id === null ? multiLimit(this.resource, 'remove', undefined, this.optionsOf(params).multi) : 1
