@@ -15,7 +15,7 @@ import { checkTransportOrder } from '../feathers/transport-order'
 import { guardServiceLookup } from '../feathers/safe-lookup'
 import { answerClientErrors } from '../feathers/unreadable-requests'
 import { limitConnectionsPerUser } from '../feathers/connections-per-user'
-import { countWrites } from '../feathers/write-generation'
+import { countWrites, writeGenerationOf } from '../feathers/write-generation'
 import { DEFAULTS } from '../resource/defaults'
 import { checkedPaginate, configuredOptions, type FeathersQueryConfiguration } from './configuration'
 import { appWideOptions, type AppWideOptions } from './app-wide-options'
@@ -90,6 +90,7 @@ class Registry {
     const sqlite = options.sqlite ?? this.configuration.sqlite
     if (!Model) return
     waitForLocksAsynchronously(Model, sqlite)
+    const generation = writeGenerationOf(this.app)
     for (const resource of resources) {
       this.registeredBy.set(resource, resources)
       this.models.set(resource, Model)
@@ -98,11 +99,24 @@ class Registry {
         Model,
         limits,
         reuseStatements: sqlite?.reuseStatements,
+        writeGeneration: () => (this.cachesCounts(resource) ? generation.current() : undefined),
         related: (name) => this.named(name),
         routes: (ctx, next) => this.complete().routesOf(resource)(ctx, next)
       })
     }
     checkTransportOrder(this.app)
+  }
+
+  /**
+   * Whether a resource's counts are reused while nothing is written: where its reads are cached (`caching`),
+   * as the application's options stand at the count (a later `feathersQuery()` call may give them).
+   */
+  private cachesCounts(resource: ResolvedResource) {
+    return (
+      resource.definition.caching?.enabled ??
+      this.options.current().caching?.enabled ??
+      DEFAULTS.caching.enabled
+    )
   }
 
   private named(name: string) {

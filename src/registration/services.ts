@@ -28,6 +28,8 @@ export interface ServiceRegistration {
   Model: Knex
   limits: QueryLimits
   reuseStatements?: boolean
+  /** The application's write generation, undefined while the resource's counts are not reused. */
+  writeGeneration?: () => number | undefined
   /** The registered service of a resource by name, whichever call registered it. */
   related: (name: string) => ResourceService | undefined
   /** The spec's routes of the resource, built once every resource is registered. */
@@ -40,6 +42,7 @@ export function registerService(app: Application, resource: ResolvedResource, op
     Model: options.Model,
     limits: options.limits,
     reuseStatements: options.reuseStatements,
+    writeGeneration: options.writeGeneration,
     registered: () => resourceService(app, resource),
     related: options.related
   })

@@ -56,6 +56,8 @@ export interface ResourceServiceOptions {
    * the caller may read of its records (`readScope`).
    */
   related?: (name: string) => ResourceService | undefined
+  /** The application's write generation, undefined while counts are not reused (see `CountCache`). */
+  writeGeneration?: () => number | undefined
 }
 
 /**
@@ -105,7 +107,8 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
       Model: options.Model,
       limits: resolveQueryLimits(options.limits),
       reuseStatements: options.reuseStatements,
-      related: (name) => (name === resource.name ? this : options.related?.(name))
+      related: (name) => (name === resource.name ? this : options.related?.(name)),
+      writeGeneration: options.writeGeneration
     })
     this.feathersQuery = new FeathersQueryParser(resource)
     this.id = resource.idField.name

@@ -12,6 +12,7 @@ import type { ResourceParams, ResourceRecord } from '../model/records'
 import { andFilters } from '../query/filters'
 import { parseFilter } from '../query/parse-filter'
 import type { ParsedFilter } from '../query/parsed-filter'
+import { CountCache, countKey } from './count-cache'
 import type { SqlTarget } from '../query/sql-target'
 import { fullProjection, type Projection } from '../query/projection'
 import { ReadStatements, type Link } from '../query/read-statements'
@@ -44,6 +45,11 @@ export interface ResourceStoreOptions {
    * the caller may read of its records.
    */
   related: (name: string) => ReadScopeSource | undefined
+  /**
+   * The application's write generation: counts are reused while it stands still (see `CountCache`);
+   * undefined while they are not to be.
+   */
+  writeGeneration?: () => number | undefined
 }
 
 /**
@@ -56,6 +62,7 @@ export class ResourceStore {
   readonly limits: Readonly<Required<QueryLimits>>
   private readonly runner: StatementRunner
   private readonly related: (name: string) => ReadScopeSource | undefined
+  private readonly counts?: CountCache
   /** The row decoder of each projection, generated once. */
   private readonly decoders = new WeakMap<Projection, RowDecoder>()
 
@@ -66,6 +73,7 @@ export class ResourceStore {
     this.Model = options.Model
     this.limits = options.limits
     this.related = options.related
+    this.counts = options.writeGeneration && new CountCache(options.writeGeneration)
     const dialect = dialectOf(this.Model)
     this.statements = new ReadStatements(this.Model, resource, dialect)
     const preparedBytes = options.reuseStatements === false ? undefined : this.limits.preparedStatementBytes
@@ -207,11 +215,18 @@ export class ResourceStore {
     return row ? this.decoder(fields)(row) : undefined
   }
 
+  /** How many records the filter reaches; reused from an earlier call while nothing was written since. */
   async count(params: ResourceParams, visible: ParsedFilter) {
-    const [row] = await this.run(params, `count|${visible.key}`, visible.values, (bound) =>
-      this.statements.count(this.table(params), visible, bound)
-    )
-    return Number((row as { total: unknown }).total)
+    const shape = `count|${visible.key}`
+    const read = async () => {
+      const [row] = await this.run(params, shape, visible.values, (bound) =>
+        this.statements.count(this.table(params), visible, bound)
+      )
+      return Number((row as { total: unknown }).total)
+    }
+    // A transaction sees its own writes, which no other caller may be answered with.
+    const key = this.counts && this.knex(params) === this.Model ? countKey(shape, visible.values) : undefined
+    return key ? this.counts!.count(key, read) : read()
   }
 
   /** The client's sorting, or the resource's defaultSort when the client asks for none. */

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict'
+import knex from 'knex'
+import { forEachDatabase, type TestServer } from './support/server'
+import { clearTables, seedTodoItems } from './support/seed'
+import { graphql } from './support/graphql'
+import { accessToken, bearer, createAuthApp } from './support/auth-app'
+import { pluginApp } from './support/plugin-app'
+import { knexConfig } from '../example/database'
+import { migrateLatest } from '../example/migrations'
+import { exampleResources } from '../example/resources'
+import { todoItemResource } from '../example/resources/todo-item'
+
+/** A REST list page with its count, and how many statements answering it took. */
+async function list(server: TestServer, headers: Record<string, string> = {}) {
+  let body: any
+  const statements = await server.countStatements(async () => {
+    // One record a page: the count is never told by a last page (where SQLite reads no count at all).
+    const response = await server.http('GET', '/todo-items?limit=1', undefined, headers)
+    assert.equal(response.status, 200, JSON.stringify(response.body))
+    body = response.body
+  })
+  return { total: body.totalCount as number, statements }
+}
+
+forEachDatabase('Counts reused while nothing is written', (env) => {
+  let firstId: number
+  before(async () => {
+    await clearTables(env.server.db)
+    ;[firstId] = await seedTodoItems(
+      env.server.db,
+      Array.from({ length: 12 }, (_, index) => ({ title: `item ${index}` }))
+    )
+  })
+
+  it('a list polled unchanged counts once; any service write makes it count again', async () => {
+    const first = await list(env.server)
+    assert.deepEqual(first, { total: 12, statements: 2 })
+    assert.deepEqual(await list(env.server), { total: 12, statements: 1 })
+    const created = await env.server.http('POST', '/todo-items', { title: 'over REST' })
+    assert.equal(created.status, 201)
+    assert.deepEqual(await list(env.server), { total: 13, statements: 2 })
+    await env.server.app.service('todo-items').create({ title: 'from code' })
+    assert.deepEqual(await list(env.server), { total: 14, statements: 2 })
+    await env.server.app.service('sub-tasks').create({ title: 'elsewhere', todoItemId: String(firstId) })
+    assert.deepEqual(await list(env.server), { total: 14, statements: 2 })
+    assert.deepEqual(await list(env.server), { total: 14, statements: 1 })
+  })
+
+  it('a filter of its own is counted apart; GraphQL totalCount reuses the count too', async () => {
+    const filtered = async () => {
+      let total = 0
+      const statements = await env.server.countStatements(async () => {
+        const response = await env.server.http('GET', '/todo-items?limit=1&completed=true')
+        total = response.body.totalCount
+      })
+      return { total, statements }
+    }
+    const [one, two] = await seedTodoItems(env.server.db, [
+      { title: 'done 1', completed: true },
+      { title: 'done 2', completed: true }
+    ])
+    // Rows put in beside the services: a write through them makes the counts be read again.
+    await env.server.app.service('todo-items').patch(one, { priority: 1 })
+    assert.ok(two > one)
+    const unfiltered = await list(env.server)
+    assert.deepEqual(await filtered(), { total: 2, statements: 2 })
+    assert.deepEqual(await filtered(), { total: 2, statements: 1 })
+    assert.deepEqual(await list(env.server), { total: unfiltered.total, statements: 1 })
+    const count = async () => {
+      let total = 0
+      const statements = await env.server.countStatements(async () => {
+        const response = await graphql(env.server, '{ todoItems(paging: { first: 1 }) { totalCount } }')
+        total = response.data.todoItems.totalCount
+      })
+      return { total, statements }
+    }
+    // The page of ids only: the count is the REST list's, the same filter for the same caller.
+    assert.deepEqual(await count(), { total: unfiltered.total, statements: 1 })
+    await env.server.app.service('todo-items').patch(firstId, { completed: false })
+    assert.deepEqual(await count(), { total: unfiltered.total, statements: 2 })
+    assert.deepEqual(await count(), { total: unfiltered.total, statements: 1 })
+  })
+
+  it('does not see a write that bypasses the services (documented: caching.enabled false for such data)', async () => {
+    const before = await list(env.server)
+    await env.server.db('todo_items').insert({
+      title: 'raw',
+      completed: false,
+      priority: 0,
+      created: new Date(),
+      updated: new Date()
+    })
+    assert.deepEqual(await list(env.server), { total: before.total, statements: 1 })
+    await env.server.app.service('todo-items').patch(null, { priority: 1 }, { query: { title: 'raw' } })
+    assert.deepEqual(await list(env.server), { total: before.total + 1, statements: 2 })
+  })
+})
+
+forEachDatabase(
+  'Counts reused per caller',
+  (env) => {
+    it('never gives one caller the count of another who sees other records', async () => {
+      const tokens = { ann: await accessToken(env.server, 'ann'), bob: await accessToken(env.server, 'bob') }
+      for (const title of ['a1', 'a2', 'a3']) {
+        await env.server.http('POST', '/todo-items', { title }, bearer(tokens.ann))
+      }
+      for (const title of ['b1', 'b2']) {
+        await env.server.http('POST', '/todo-items', { title }, bearer(tokens.bob))
+      }
+      assert.deepEqual(await list(env.server, bearer(tokens.ann)), { total: 3, statements: 2 })
+      assert.deepEqual(await list(env.server, bearer(tokens.ann)), { total: 3, statements: 1 })
+      assert.deepEqual(await list(env.server, bearer(tokens.bob)), { total: 2, statements: 2 })
+      assert.deepEqual(await list(env.server, bearer(tokens.bob)), { total: 2, statements: 1 })
+      assert.deepEqual(await list(env.server, bearer(tokens.ann)), { total: 3, statements: 1 })
+    })
+  },
+  createAuthApp
+)
+
+forEachDatabase(
+  'Counts of a resource without caching',
+  (env) => {
+    it('are counted on every request', async () => {
+      await seedTodoItems(
+        env.server.db,
+        Array.from({ length: 8 }, (_, index) => ({ title: `item ${index}` }))
+      )
+      assert.deepEqual(await list(env.server), { total: 8, statements: 2 })
+      assert.deepEqual(await list(env.server), { total: 8, statements: 2 })
+    })
+  },
+  async (databaseUrl) => {
+    const db = knex(knexConfig(databaseUrl))
+    await migrateLatest(db)
+    const resources = exampleResources.map((resource) =>
+      resource.name === todoItemResource.name ? { ...resource, caching: { enabled: false } } : resource
+    )
+    return pluginApp(db, resources)
+  }
+)
