@@ -51,12 +51,16 @@ const IGNORED_HEADERS = [
 /** Always named in `Vary`: who asks and in which form decide the answer even when a request lacks them. */
 const ALWAYS_VARY = ['Accept', 'Authorization', 'Cookie']
 
+/** Whether a resource's reads are cached: its own choice, else the application's, else the default. */
+export const cachingEnabled = (app: CachingOptions | undefined, resource?: ResourceCachingOptions) =>
+  resource?.enabled ?? app?.enabled ?? DEFAULTS.caching.enabled
+
 export function resolveCaching(
   app: CachingOptions | undefined,
   resource?: ResourceCachingOptions
 ): ResolvedCaching {
   return {
-    enabled: resource?.enabled ?? app?.enabled ?? DEFAULTS.caching.enabled,
+    enabled: cachingEnabled(app, resource),
     cacheControl: resource?.cacheControl ?? app?.cacheControl ?? DEFAULTS.caching.cacheControl,
     ignoreHeaders: new Set([
       ...IGNORED_HEADERS,
@@ -95,7 +99,7 @@ function readValidator(ctx: Context, caching: ResolvedCaching) {
 }
 
 /** Whether an `If-None-Match` list holds the tag (the weak comparison RFC 9110 prescribes for it). */
-function listsTag(ifNoneMatch: string, etag: string) {
+export function listsTag(ifNoneMatch: string, etag: string) {
   const opaque = etag.replace(/^W\//, '')
   return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque)
 }
@@ -116,7 +120,8 @@ function expiredToken(ctx: Context) {
   }
 }
 
-function tag(ctx: Context, caching: ResolvedCaching, etag: string, vary: string[]) {
+/** A tagged answer's `ETag`, `Cache-Control` and `Vary` (who asks and in which form, and `vary`). */
+export function tag(ctx: Context, caching: ResolvedCaching, etag: string, vary: string[] = []) {
   ctx.set('ETag', etag)
   ctx.set('Cache-Control', caching.cacheControl)
   for (const name of ALWAYS_VARY) ctx.vary(name)

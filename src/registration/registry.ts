@@ -16,6 +16,7 @@ import { guardServiceLookup } from '../feathers/safe-lookup'
 import { answerClientErrors } from '../feathers/unreadable-requests'
 import { limitConnectionsPerUser } from '../feathers/connections-per-user'
 import { countWrites, writeGenerationOf } from '../feathers/write-generation'
+import { cachingEnabled } from '../feathers/conditional-read'
 import { DEFAULTS } from '../resource/defaults'
 import { checkedPaginate, configuredOptions, type FeathersQueryConfiguration } from './configuration'
 import { appWideOptions, type AppWideOptions } from './app-wide-options'
@@ -112,11 +113,7 @@ class Registry {
    * as the application's options stand at the count (a later `feathersQuery()` call may give them).
    */
   private cachesCounts(resource: ResolvedResource) {
-    return (
-      resource.definition.caching?.enabled ??
-      this.options.current().caching?.enabled ??
-      DEFAULTS.caching.enabled
-    )
+    return cachingEnabled(this.options.current().caching, resource.definition.caching)
   }
 
   private named(name: string) {

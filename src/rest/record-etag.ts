@@ -1,7 +1,7 @@
 import type { Context } from '../common/koa'
 import type { ResourceRecord } from '../model/records'
 import type { ResolvedResource } from '../resource/resolved'
-import type { ResolvedCaching } from '../feathers/conditional-read'
+import { listsTag, tag, type ResolvedCaching } from '../feathers/conditional-read'
 import { versionTag } from '../service/record-version'
 
 /** The entity tag of a record of a versioned resource, when the answer holds its version. */
@@ -33,10 +33,8 @@ export async function versionedRead(
   const record = await read()
   const etag = caching.enabled ? tagRecord(ctx, resource, record) : undefined
   if (etag) {
-    ctx.set('Cache-Control', caching.cacheControl)
-    for (const name of ['Accept', 'Authorization', 'Cookie']) ctx.vary(name)
-    const held = ctx.get('if-none-match').split(',')
-    if (held.some((candidate) => candidate.trim().replace(/^W\//, '') === etag)) {
+    tag(ctx, caching, etag)
+    if (listsTag(ctx.get('if-none-match'), etag)) {
       ctx.status = 304
       return
     }
