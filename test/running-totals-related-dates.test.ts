@@ -1,11 +1,21 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from './support/server'
 import { codes, graphql } from './support/graphql'
-import { relationOrderApp, seedRelationOrder } from './support/relation-order-app'
+import { relationOrderApp, seedRelationOrder, type ItemRow } from './support/relation-order-app'
 import { headersOf, ROWS, visibleTo, type Role } from './support/relation-order-data'
 
 /** The first instant of an instant's month in UTC, as the plugin names MONTH buckets. */
 const monthOf = (instant: string) => `${instant.slice(0, 7)}-01T00:00:00.000Z`
+
+/** How many of `records` fall in each month of `dateOf` (records without a date left out). */
+function countByMonth<T>(records: T[], dateOf: (record: T) => string | undefined) {
+  const counts = new Map<string, number>()
+  for (const record of records) {
+    const date = dateOf(record)
+    if (date) counts.set(monthOf(date), (counts.get(monthOf(date)) ?? 0) + 1)
+  }
+  return counts
+}
 
 /**
  * The todo items the caller may read counted per month their owner joined, in calendar order, with the
@@ -13,13 +23,9 @@ const monthOf = (instant: string) => `${instant.slice(0, 7)}-01T00:00:00.000Z`
  */
 function itemsByOwnerMonth(role: Role) {
   const visible = visibleTo(role)
-  const counts = new Map<string, number>()
-  let undated = 0
-  for (const item of visible.items) {
-    const owner = visible.personOf(item.ownerId)
-    if (!owner) undated++
-    else counts.set(monthOf(owner.joined), (counts.get(monthOf(owner.joined)) ?? 0) + 1)
-  }
+  const joined = (item: ItemRow) => visible.personOf(item.ownerId)?.joined
+  const counts = countByMonth(visible.items, joined)
+  const undated = visible.items.filter((item) => !joined(item)).length
   let running = 0
   const dated = [...counts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -74,11 +80,7 @@ forEachDatabase(
       )
       for (const completed of [false, true]) {
         const items = visible.items.filter((item) => item.completed === completed)
-        const months = new Map<string, number>()
-        for (const item of items) {
-          const owner = visible.personOf(item.ownerId)
-          if (owner) months.set(monthOf(owner.joined), (months.get(monthOf(owner.joined)) ?? 0) + 1)
-        }
+        const months = countByMonth(items, (item) => visible.personOf(item.ownerId)?.joined)
         let running = 0
         const expected = [...months.entries()]
           .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -106,11 +108,7 @@ forEachDatabase(
              periodAgo(period: QUARTER) { count { id } } } }`,
         'admin'
       )
-      const counts = new Map<string, number>()
-      for (const item of visible.items) {
-        const owner = visible.personOf(item.ownerId)
-        if (owner) counts.set(monthOf(owner.joined), (counts.get(monthOf(owner.joined)) ?? 0) + 1)
-      }
+      const counts = countByMonth(visible.items, (item) => visible.personOf(item.ownerId)?.joined)
       const months = ['2026-01', '2026-02', '2026-03'].map((month) => `${month}-01T00:00:00.000Z`)
       const expected = months
         .filter((month) => counts.has(month))
@@ -148,11 +146,7 @@ forEachDatabase(
              groupBy { mentor { joined(by: MONTH) } } count { id } previous { count { id } } } }`,
         'admin'
       )
-      const counts = new Map<string, number>()
-      for (const person of visible.people) {
-        const mentor = visible.personOf(person.mentorId)
-        if (mentor) counts.set(monthOf(mentor.joined), (counts.get(monthOf(mentor.joined)) ?? 0) + 1)
-      }
+      const counts = countByMonth(visible.people, (person) => visible.personOf(person.mentorId)?.joined)
       const months = ['2026-01', '2026-02', '2026-03'].map((month) => `${month}-01T00:00:00.000Z`)
       assert.deepEqual(
         data.personAggregate.map((group: any) => [
