@@ -57,6 +57,7 @@ export type {
   SqlFieldContext
 } from './resource/definition'
 export type { ResolvedResource, ResolvedField } from './resource/resolved'
+export type { FieldRule, FieldRules, FieldRulesOption, FieldUse } from './resource/field-rules-option'
 export { ConfigurationError } from './common/errors'
 export { feathersQuery } from './plugin'
 export type { FeathersQueryOptions } from './plugin'

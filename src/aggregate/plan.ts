@@ -1,3 +1,4 @@
+import type { CallerAccess } from '../authorization/field-rules'
 import { badField, badInput } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolved'
 import { UTC } from '../dialect/dialect'
@@ -66,6 +67,8 @@ export interface PlanContext extends FillContext {
   maxGroups: number
   /** How many to-one relations a group key may go through (`limits.maxRelationDepth`; 0 by default). */
   maxRelationDepth?: number
+  /** The caller's field rules, when any apply to the call. */
+  access?: CallerAccess
 }
 
 function planGroups(check: RequestChecker): GroupColumn[] {
@@ -178,7 +181,7 @@ export function planAggregate(
   if (!request || typeof request !== 'object' || Array.isArray(request)) {
     throw badField('aggregate', `must be an object of groupBy, ${AGGREGATE_FUNCTIONS.join(', ')}`)
   }
-  const check = new RequestChecker(resource, request, context.maxRelationDepth)
+  const check = new RequestChecker(resource, request, context.maxRelationDepth, context.access)
   for (const key of Object.keys(request)) {
     if (!REQUEST_KEYS.has(key)) check.problem(key, 'is not part of an aggregate request')
   }

@@ -4,6 +4,7 @@ import type { ResolvedField, ResolvedResource } from '../resource/resolved'
 import type { AggregateRequest, ColumnFunction } from '../model/aggregate'
 import type { AggregateColumn } from './plan-columns'
 import { relationPath, type RelationPath } from '../query/relation-path'
+import type { CallerAccess, FieldUse } from '../authorization/field-rules'
 
 /** Group keys are returned with each group: filterable and groupBy fields, never filterOnly ones. */
 export function groupable(field: ResolvedField) {
@@ -19,8 +20,18 @@ export class RequestChecker {
     private resource: ResolvedResource,
     private request: AggregateRequest,
     /** How many to-one relations a group key may go through (0: own fields only). */
-    private maxRelationDepth = 0
+    private maxRelationDepth = 0,
+    /** What the caller's field rules allow, on this resource and those its group keys reach. */
+    private access?: CallerAccess
   ) {}
+
+  /** Whether the caller's rules allow `use` of the field; if not, the problem is noted. */
+  private ruled(resource: ResolvedResource, field: ResolvedField, use: FieldUse, path: string) {
+    const access = this.access?.of(resource)
+    if (!access || access.allows(field, use)) return true
+    this.problem(path, access.refusal(field.name, use))
+    return false
+  }
 
   problem(field: string, message: string) {
     this.errors.push({ field, message })
@@ -37,6 +48,7 @@ export class RequestChecker {
     const field = this.field(name, path)
     if (field?.filterOnly) return this.problem(path, `${field.name} ${FILTER_ONLY}`)
     if (field && !groupable(field)) return this.problem(path, `${field.name} cannot be grouped by`)
+    if (field && !this.ruled(this.resource, field, 'groupBy', path)) return undefined
     return field
   }
 
@@ -56,6 +68,7 @@ export class RequestChecker {
     if (field.hidden || !groupable(field)) {
       return this.problem(path, `${resource.name}.${field.name} cannot be grouped by`)
     }
+    if (!this.ruled(resource, field, 'groupBy', path)) return undefined
     return found
   }
 
@@ -65,6 +78,8 @@ export class RequestChecker {
     if (!field) return undefined
     const problem = aggregateProblem(fn, field)
     if (problem) return this.problem(path, problem)
+    if (!this.ruled(this.resource, field, 'aggregate', path)) return undefined
+    if (fn !== 'count' && !this.ruled(this.resource, field, 'read', path)) return undefined
     const existing = this.columns.find(
       (column) => column.fn === fn && column.field === field && column.p === p
     )

@@ -4,6 +4,8 @@ import type { ResolvedResource } from '../resource/resolved'
 import { admitsRecord } from '../authorization/record-admission'
 import { fullRecord } from '../service/written-records'
 import { breathEvery } from '../common/breather'
+import { callerAccess, type FieldAccess } from '../authorization/field-rules'
+import type { ResourceRecord } from '../model/records'
 
 type Channels = Channel | Channel[] | void
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,14 +48,15 @@ async function admittedChannels(publisher: Publisher, data: any, context: HookCo
   const list = (Array.isArray(channels) ? channels.flat(Infinity) : [channels]).filter(Boolean) as Channel[]
   const breathe = breathEvery()
   const resource = getServiceOptions(context.service)?.resource as ResolvedResource | undefined
-  if (!resource?.definition.authorize) {
+  if (!resource?.definition.authorize && !resource?.definition.fieldRules) {
     // Feathers sends an event to all its connections at once; breaths in proportion to them let other
     // requests in between the events of a write that goes to many connections.
     for (const channel of list) for (let n = 0; n < channel.length; n++) await breathe()
     return channels
   }
-  const record = fullRecord(resource, data, context)
-  const admitted = new Set<unknown>()
+  const record = resource.definition.authorize ? fullRecord(resource, data, context) : undefined
+  /** Each admitted connection's field access (null: it may read every field the event carries). */
+  const admitted = new Map<unknown, FieldAccess | null>()
   const decided = new Set<unknown>()
   for (const channel of list) {
     for (const connection of channel.connections) {
@@ -61,8 +64,30 @@ async function admittedChannels(publisher: Publisher, data: any, context: HookCo
       decided.add(connection)
       await breathe()
       const params = { provider: 'socketio', ...connection }
-      if (await admitsRecord(resource, context.service, params, record)) admitted.add(connection)
+      if (record && !(await admitsRecord(resource, context.service, params, record))) continue
+      admitted.set(connection, (await callerAccess(resource, params))?.of(resource) ?? null)
     }
   }
-  return list.map((channel) => channel.filter((connection) => admitted.has(connection)))
+  if (!resource.definition.fieldRules) return list.map((channel) => channel.filter((c) => admitted.has(c)))
+  return list.flatMap((channel) => readableParts(channel, data, admitted))
+}
+
+/**
+ * A channel split by what its connections may read: each part sends the event's record (or the channel's
+ * own data) without the fields its connections' rules withhold. Without data of its own, a channel sends
+ * the writer's answer, which is what the writer may read, not what each connection may.
+ */
+function readableParts(channel: Channel, data: unknown, admitted: Map<unknown, FieldAccess | null>) {
+  const sent = (channel.data ?? data) as ResourceRecord
+  const parts = new Map<string, Channel>()
+  for (const connection of channel.connections) {
+    const access = admitted.get(connection)
+    if (access === undefined) continue
+    const key = access?.key ?? ''
+    if (parts.has(key)) continue
+    const readable = access ? access.strip(sent) : sent
+    const members = channel.filter((other) => (admitted.get(other)?.key ?? '') === key && admitted.has(other))
+    parts.set(key, members.send(readable))
+  }
+  return [...parts.values()]
 }

@@ -12,3 +12,15 @@ export async function externalCall(service: unknown, method: string, args: unkno
   )) as HookContext
   return context.dispatch !== undefined ? context.dispatch : context.result
 }
+
+/**
+ * Calls a hooked service method and returns its hook context: its result, and its params as the hooks left
+ * them (`authenticate` replaces them with ones that hold the user).
+ */
+export async function hookedCall(service: unknown, method: string, args: unknown[]): Promise<HookContext> {
+  const base = createContext(service as never, method)
+  return (await (service as Record<string, (...args: unknown[]) => Promise<HookContext>>)[method](
+    ...args,
+    base
+  )) as HookContext
+}

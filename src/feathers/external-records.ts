@@ -5,6 +5,7 @@ import { announceOnCommit } from '../service/transaction'
 import { eventsHandedToBroker } from './broker'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import { copyWith } from '../common/copy-with'
+import { callerAccess } from '../authorization/field-rules'
 import { logFailure, loggerOf } from '../common/logger'
 
 /** The events of the write methods; the plugin emits them itself, with what clients may see. */
@@ -88,7 +89,10 @@ export function externalRecords() {
     const params = context.params as ResourceParams
     if (!writeEvent && (params.queryModel || !params.provider)) return
     const external = externalResult(context, context.dispatch ?? context.result, strip)
-    stripDispatchFromNowOn(context, external, strip)
+    // A write's answer is what its caller may read; its events carry more, for each connection to get its part.
+    const access = writeEvent ? (await callerAccess(resource, params))?.of(resource) : undefined
+    const answer: RecordStripper = access ? (record) => access.strip(strip(record)) : strip
+    stripDispatchFromNowOn(context, access ? externalResult(context, external, answer) : external, answer)
     // `context.event` is what Feathers' event hook would send; a hook may have set it to null to send none.
     if (!writeEvent || typeof context.event !== 'string') return
     const emitter = context.service as unknown as {

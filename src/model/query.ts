@@ -111,6 +111,12 @@ export interface ResourceQuery {
    */
   select?: string[]
   /**
+   * The fields the caller reads of a write's answer (GraphQL's selection of a mutation): checked against its
+   * field rules as `select` is, before anything is written, without narrowing what the write answers and
+   * announces.
+   */
+  answerFields?: string[]
+  /**
    * Keyset paging: `paging.limit` records after (or before) a position in the order, found by the values of
    * the sort fields and the id rather than by counting (how the CSV export reads every record batch by batch,
    * and GraphQL's keyset cursors). The page answers with `keysetFields` and the `keyset` of its next page.

@@ -1,7 +1,7 @@
 import { badField } from '../common/errors'
 import type { FieldKind } from './field-kind'
 import { DATE_RANGE, isoDate, isStorableDate, parseIsoDate } from './iso-date'
-import type { ResolvedField, ResolvedResource } from './resolved'
+import { serializedFields, type ResolvedField, type ResolvedResource } from './resolved'
 
 /**
  * Conversions between what drivers return or accept and the record representation every surface shares:
@@ -187,6 +187,16 @@ const serializers = new WeakMap<ResolvedResource, RowDecoder>()
  */
 export function recordSerializer(resource: ResolvedResource): RowDecoder {
   let serialize = serializers.get(resource)
+  if (!serialize && resource.definition.fieldRules) {
+    // A field a caller's rules withheld is absent from its records: absent from what it is sent, not null.
+    const names = serializedFields(resource).map((field) => field.name)
+    serialize = (input) => {
+      const record: Record<string, unknown> = {}
+      for (const name of names) if (name in input) record[name] = input[name] ?? null
+      return record
+    }
+    serializers.set(resource, serialize)
+  }
   if (!serialize) {
     const fields = resource.fields
       .filter((field) => field.serialized)

@@ -1,6 +1,7 @@
 import type { HookContext } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import type { ObjectSchema } from './json-schema'
+import type { FieldRulesOption } from './field-rules-option'
 import type { Filter, SortField } from '../model/query'
 
 // Guards are ordinary Feathers hook functions; `any` keeps them assignable from any application type.
@@ -289,6 +290,14 @@ export interface ResourceDefinition<
    * A comparison missing its value (`{eq: user?.id}` without a user) or an empty `or` matches nothing.
    */
   authorize?: Authorize
+  /**
+   * Field-level access per call from a client: `(params) => ({ salary: false, email: { read: false } })`.
+   * Called after the call's hooks; `false` takes every use of a field away, `{ read: false }` leaves it
+   * filterOnly for this caller, and `filter`, `sort`, `groupBy`, `aggregate` take one use away. A field the
+   * caller may not read is left out of every answer and event it gets; using a field the rule takes away is
+   * a 400 naming it. Server code's own calls (no `params.provider`) are not ruled.
+   */
+  fieldRules?: FieldRulesOption<keyof S['properties'] & string>
   /** Values of `Field`s that are not stored but computed from the record when it is read. */
   computed?: Record<Computed, ComputedField>
   /**

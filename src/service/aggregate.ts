@@ -20,6 +20,7 @@ import { checkGroupProbe, compileGroupProbe, probesGroups } from '../aggregate/g
 import { groupKeys, PARTITION_ALIAS, planAggregate, type AggregatePlan } from '../aggregate/plan'
 import { withSqliteFunctions } from '../aggregate/sqlite-functions'
 import type { ResourceStore } from './store'
+import type { CallerAccess } from '../authorization/field-rules'
 
 /**
  * The aggregate rows of a scoped call: planned, compiled into one statement over the records it may see
@@ -30,12 +31,19 @@ export async function aggregateRecords(
   request: AggregateRequest,
   params: ResourceParams,
   filter: Filter | undefined,
-  link: Link | undefined
+  link: Link | undefined,
+  access?: CallerAccess
 ) {
   const { resource, target } = store
   const { maxAggregateGroups: maxGroups, maxFillBuckets } = resource
   const { maxRelationDepth } = store.limits
-  const plan = planAggregate(resource, request, { maxGroups, maxFillBuckets, filter, maxRelationDepth })
+  const plan = planAggregate(resource, request, {
+    maxGroups,
+    maxFillBuckets,
+    filter,
+    maxRelationDepth,
+    access
+  })
   // Partitioned by the links' key when a many-to-many relation's records are aggregated per parent.
   if (link) {
     plan.partition = {

@@ -21,7 +21,7 @@ import type {
   RecordQueryOf,
   WriteQueryOf
 } from '../resource/typed-records'
-import type { Filter } from '../model/query'
+import type { Filter, ResourceQuery } from '../model/query'
 import type {
   AggregateHaving,
   AggregatePage,
@@ -35,6 +35,13 @@ import { FeathersQueryParser, type FeathersRequest } from '../query/feathers-syn
 import { projection } from '../query/projection'
 import { callScope, type ScopeCall } from '../authorization/call-scope'
 import { callerOf, readScope } from '../authorization/read-scope'
+import {
+  callerAccess,
+  readableResult,
+  readableSelection,
+  type CallerAccess
+} from '../authorization/field-rules'
+import { fieldUseCheck } from '../authorization/field-use'
 import { aggregateRecords, readGroupIndexes } from './aggregate'
 import { feathersPageSizes, findFeathersPage, type FeathersPageSizes } from './feathers-find'
 import { findRecords } from './find'
@@ -174,13 +181,27 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
   // `ParamsOf<Query>`: the typed overloads' Feathers-syntax params must fit the implementation's.
   async find(params: ParamsOf<Query> = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'find', params })
-    if (scoped.queryModel) return findRecords(this.store, scoped)
-    return findFeathersPage(
-      this.store,
-      scoped,
-      this.feathersRequest(scoped, true),
-      this.optionsOf(scoped).paginate
-    )
+    const access = await callerAccess(this.resource, params)
+    const readable = access?.of(this.resource)
+    if (scoped.queryModel) {
+      this.checkFieldUse(access, scoped.query, MODEL_PATHS)
+      const query = readable && { ...scoped.query, select: readableSelection(scoped.query?.select, readable) }
+      return readableResult(await findRecords(this.store, query ? { ...scoped, query } : scoped), readable)
+    }
+    const request = this.feathersRequest(scoped, true)
+    this.checkFieldUse(access, request, FEATHERS_PATHS)
+    if (readable) request.select = readableSelection(request.select, readable)
+    const page = await findFeathersPage(this.store, scoped, request, this.optionsOf(scoped).paginate)
+    return readableResult(page, readable)
+  }
+
+  /** Refuses, in one 400, every use the call's query makes of a field its caller's rules take away. */
+  private checkFieldUse(
+    access: CallerAccess | undefined,
+    query: ResourceQuery | undefined,
+    paths: typeof MODEL_PATHS
+  ) {
+    fieldUseCheck(access, this.resource)?.query(query, paths).done()
   }
 
   /** Feathers' hook-less methods, as its database adapters have them: the same work without any hook. */
@@ -212,9 +233,13 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
   async get(id: Id, params: ResourceParams = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'get', params, id })
     const { filter, select } = this.readQuery(scoped)
-    const record = await this.store.getRecord(id, scoped, filter, projection(this.resource, select))
+    const access = await callerAccess(this.resource, params)
+    this.checkFieldUse(access, { filter, select }, this.pathsOf(scoped))
+    const readable = access?.of(this.resource)
+    const fields = projection(this.resource, readableSelection(select, readable))
+    const record = await this.store.getRecord(id, scoped, filter, fields)
     if (!record) throw notFound(this.store, id)
-    return record
+    return readableResult(record, readable)
   }
 
   /**
@@ -246,9 +271,11 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     }
     const scoped = await this.scoped({ method: 'aggregate', params })
     const { filter } = this.readQuery(scoped, true)
+    const access = await callerAccess(this.resource, params)
+    this.checkFieldUse(access, { filter }, this.pathsOf(scoped))
     const through = scoped.queryModel ? scoped.query?.through : undefined
     const link = through ? await this.store.link(scoped, through) : undefined
-    return aggregateRecords(this.store, request, scoped, filter, link)
+    return aggregateRecords(this.store, request, scoped, filter, link, access)
   }
 
   async create(data: DataOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
@@ -257,7 +284,9 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     if (Array.isArray(data)) multiLimit(this.resource, 'create', data.length, this.optionsOf(params).multi)
     const scoped = await this.scoped({ method: 'create', params, data })
     // The selection and every record are checked (encoded) before anything is written.
-    const fields = projection(this.resource, this.readQuery(scoped).select)
+    const { select } = this.readQuery(scoped)
+    await this.checkWrite(params, scoped, { select })
+    const fields = projection(this.resource, select)
     const rows = (Array.isArray(data) ? data : [data]).map((record) =>
       withVersion(this.Model, this.resource, encodeRow(this.resource, record), 'create')
     )
@@ -291,6 +320,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     const max = multiLimit(this.resource, 'patch', undefined, this.optionsOf(params).multi)
     const scoped = await this.scoped({ method: 'patch', params, id: null, data })
     const { filter, select } = this.readQuery(scoped, true, true)
+    await this.checkWrite(params, scoped, { filter, select })
     preconditionOf(this.resource, scoped, null)
     const fields = projection(this.resource, select)
     return changeRecords(this.store, scoped, this.encodeChange(data), filter, fields, max)
@@ -299,6 +329,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
   private async changeOne(method: string, id: Id, data: ResourceRecord, params: ResourceParams) {
     const scoped = await this.scoped({ method, params, id, data })
     const { filter, select } = this.readQuery(scoped, false, true)
+    await this.checkWrite(params, scoped, { filter, select })
     const precondition = preconditionOf(this.resource, scoped, id)
     const fields = projection(this.resource, select)
     const row = this.encodeChange(data)
@@ -318,9 +349,25 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     const max = id === null ? multiLimit(this.resource, 'remove', undefined, this.optionsOf(params).multi) : 1
     const scoped = await this.scoped({ method: 'remove', params, id })
     const { filter, select } = this.readQuery(scoped, id === null, true)
+    await this.checkWrite(params, scoped, { filter, select })
     const precondition = preconditionOf(this.resource, scoped, id)
     const fields = projection(this.resource, select)
     return removeRecords(this.store, scoped, id, filter, fields, max, precondition)
+  }
+
+  /**
+   * A write's filter and `$select` are checked like a read's. Its answer is not narrowed here: its records
+   * are also what the write's events carry to connections that may read more, so each transport gives the
+   * caller its readable part (`externalRecords`, GraphQL's mutations) and each connection its own.
+   */
+  private async checkWrite(params: ResourceParams, scoped: ResourceParams, query: ResourceQuery) {
+    const answerFields = scoped.queryModel ? scoped.query?.answerFields : undefined
+    const checked = answerFields ? { ...query, answerFields } : query
+    this.checkFieldUse(await callerAccess(this.resource, params), checked, this.pathsOf(scoped))
+  }
+
+  private pathsOf(params: ResourceParams) {
+    return params.queryModel ? MODEL_PATHS : FEATHERS_PATHS
   }
 
   /** The filter and selection of a call, from the query model or from Feathers' query syntax. */
@@ -350,6 +397,10 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     })
   }
 }
+
+/** Where a refused field use is in the query: the query model's names, or Feathers' query syntax. */
+const MODEL_PATHS = { filter: 'filter', sorting: 'sorting', select: 'select' }
+const FEATHERS_PATHS = { filter: '', sorting: '$sort', select: '$select' }
 
 /**
  * A method as the class defines it: Feathers wraps each registered service's methods in its hooks on the

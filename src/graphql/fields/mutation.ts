@@ -1,4 +1,5 @@
 import {
+  type GraphQLResolveInfo,
   GraphQLID,
   GraphQLInt,
   GraphQLList,
@@ -16,6 +17,7 @@ import type { GraphqlTypes } from '../type/registry'
 import { createInputType, updateInputType } from '../type/mutation-inputs'
 import { inputObject, namedFilter, nonNull, requiredFilter } from '../type/inputs'
 import { namingInput } from './input-errors'
+import { selectedRecordFields } from './selection'
 import {
   deleteManyResponseType,
   deleteResponseType,
@@ -50,9 +52,11 @@ function createMutations(types: GraphqlTypes, resource: ResolvedResource): Field
           )
         }
       },
-      resolve: (_source, args, context) =>
+      resolve: (_source, args, context, info) =>
         namingInput(`input.${singular}`, () =>
-          context.service(resource).create(plain((args.input as Input)[singular]), context.params())
+          context
+            .service(resource)
+            .create(plain((args.input as Input)[singular]), answering(context, info, resource))
         )
     },
     { statements: 'once' }
@@ -70,11 +74,14 @@ function createMutations(types: GraphqlTypes, resource: ResolvedResource): Field
             )
           }
         },
-        resolve: (_source, args, context) =>
+        resolve: (_source, args, context, info) =>
           namingInput(`input.${plural}`, () =>
             context
               .service(resource)
-              .create(((args.input as Input)[plural] as unknown[]).map(plain), context.params())
+              .create(
+                ((args.input as Input)[plural] as unknown[]).map(plain),
+                answering(context, info, resource)
+              )
           )
       },
       { statements: 'once' }
@@ -97,6 +104,13 @@ function versionInput(
 }
 
 /** The call's params with the version the input names, if any, as the precondition of the write. */
+/**
+ * The params of a write whose records the client reads back: what it selected is checked against its field
+ * rules before anything is written, as a query's selection is.
+ */
+const answering = (context: GraphqlContext, info: GraphQLResolveInfo, resource: ResolvedResource) =>
+  context.params({ answerFields: selectedRecordFields(info, resource, []) })
+
 const withVersionOf = (input: Input, params: ResourceParams): ResourceParams =>
   input.version === undefined || input.version === null
     ? params
@@ -124,12 +138,11 @@ function updateMutations(types: GraphqlTypes, resource: ResolvedResource): Field
           )
         }
       },
-      resolve: (_source, args, context) => {
+      resolve: (_source, args, context, info) => {
         const input = args.input as Input
+        const params = withVersionOf(input, answering(context, info, resource))
         return namingInput('input.update', () =>
-          context
-            .service(resource)
-            .patch(input.id as string, plain(input.update), withVersionOf(input, context.params()))
+          context.service(resource).patch(input.id as string, plain(input.update), params)
         )
       }
     },
@@ -183,11 +196,11 @@ function deleteMutations(types: GraphqlTypes, resource: ResolvedResource): Field
           )
         }
       },
-      async resolve(_source, args, context) {
+      async resolve(_source, args, context, info) {
         const input = args.input as Input
         const removed: ResourceRecord = await context
           .service(resource)
-          .remove(input.id as string, withVersionOf(input, context.params()))
+          .remove(input.id as string, withVersionOf(input, answering(context, info, resource)))
         // As nestjs-query answers it: the record as it was, without the id it no longer has.
         return copyWith(removed, { [resource.idField.name]: null })
       }

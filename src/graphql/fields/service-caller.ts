@@ -10,6 +10,8 @@ import type {
 import type { ResourceService } from '../../service/resource-service'
 import type { ResourceParams, ResourceRecord } from '../../model/records'
 import type { ConcurrencyLimit } from './concurrency'
+import { hookedCall } from '../../feathers/external-call'
+import { callerAccess, readableResult } from '../../authorization/field-rules'
 
 /** The service methods GraphQL reads and writes through. */
 export type GraphqlService = Pick<
@@ -72,7 +74,7 @@ export class LimitedService implements GraphqlService {
     data: ResourceRecord | ResourceRecord[],
     params?: ResourceParams
   ): Promise<ResourceRecord | ResourceRecord[]> {
-    return Array.isArray(data) ? this.service.create(data, params) : this.service.create(data, params)
+    return this.written('create', [data, params ?? {}]) as Promise<ResourceRecord | ResourceRecord[]>
   }
 
   patch(id: Id, data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
@@ -82,12 +84,24 @@ export class LimitedService implements GraphqlService {
     data: ResourceRecord,
     params?: ResourceParams
   ): Promise<ResourceRecord | ResourceRecord[]> {
-    return id === null ? this.service.patch(id, data, params) : this.service.patch(id, data, params)
+    return this.written('patch', [id, data, params ?? {}]) as Promise<ResourceRecord | ResourceRecord[]>
   }
 
   remove(id: Id, params?: ResourceParams): Promise<ResourceRecord>
   remove(id: null, params?: ResourceParams): Promise<ResourceRecord[]>
   remove(id: NullableId, params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
-    return id === null ? this.service.remove(id, params) : this.service.remove(id, params)
+    return this.written('remove', [id, params ?? {}]) as Promise<ResourceRecord | ResourceRecord[]>
+  }
+
+  /**
+   * A write's answer as its caller may read it. The service answers whole records, which its events carry to
+   * every connection; with field rules, the caller's part is cut here, by the params its hooks left.
+   */
+  private async written(method: 'create' | 'patch' | 'remove', args: unknown[]): Promise<unknown> {
+    const { resource } = this.service
+    const service = this.service as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+    if (!resource.definition.fieldRules) return service[method](...args)
+    const context = await hookedCall(this.service, method, args)
+    return readableResult(context.result, (await callerAccess(resource, context.params))?.of(resource))
   }
 }

@@ -1,3 +1,4 @@
+import { selectedRecordFields } from './selection'
 import { BadRequest } from '@feathersjs/errors'
 import { GraphQLNonNull, type GraphQLFieldConfigMap, type GraphQLInputType } from 'graphql'
 import { upperFirst } from '../../resource/naming'
@@ -34,7 +35,7 @@ function subscriptionField(
     {
       type,
       args: input ? { input: { type: input } } : {},
-      async subscribe(_source, args, context) {
+      async subscribe(_source, args, context, info) {
         if (!context.events)
           throw new BadRequest('Subscriptions are served over WebSocket (graphql-ws) at this path')
         const filter = toFilter(
@@ -42,7 +43,10 @@ function subscriptionField(
           (args.input as { filter?: unknown } | undefined)?.filter,
           'input.filter'
         )
-        await context.service(resource).find(context.params({ filter, paging: { limit: 0 } }))
+        // Its selection too, so that a field the subscriber may not read is refused now, not left out later.
+        const select =
+          kind === 'updatedMany' || kind === 'deletedMany' ? [] : selectedRecordFields(info, resource, [])
+        await context.service(resource).find(context.params({ filter, select, paging: { limit: 0 } }))
         return context.events.listen(resource, kind, filter)
       },
       resolve(payload, _args, context) {

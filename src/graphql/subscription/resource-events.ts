@@ -3,6 +3,7 @@ import { admitsRecord } from '../../authorization/record-admission'
 import { breathEvery } from '../../common/breather'
 import { WRITE_EVENTS } from '../../feathers/external-records'
 import { matchesFilter } from '../../query/match-filter'
+import { callerAccess, type FieldAccess } from '../../authorization/field-rules'
 import { fullRecord, writtenRecords } from '../../service/written-records'
 import type { Filter } from '../../model/query'
 import type { ResolvedResource } from '../../resource/resolved'
@@ -47,6 +48,7 @@ export class ResourceEvents {
   private readonly listeners = new Map<string, (data: ResourceRecord, context: HookContext) => void>()
   /** Multi writes already reported: their events arrive once per record, with one context. */
   private readonly counted = new WeakSet<HookContext>()
+  private readonly access = new WeakMap<ResourceParams, Promise<FieldAccess | undefined>>()
   /** Deliveries in event order, though deciding them is asynchronous. */
   private delivering: Promise<void> = Promise.resolve()
 
@@ -105,7 +107,8 @@ export class ResourceEvents {
       // `authorize` first: a subscriber's own filter never runs on a record it may not see.
       if (!(await admits)) continue
       if (subscriber.filter && !matchesFilter(this.resource, record, subscriber.filter, true)) continue
-      subscriber.deliver(data)
+      const access = await this.accessOf(subscriber)
+      subscriber.deliver(access ? access.strip(data) : data)
     }
   }
 
@@ -123,6 +126,20 @@ export class ResourceEvents {
       if (count === 0) continue
       subscriber.deliver(kind === 'updatedMany' ? { updatedCount: count } : { deletedCount: count })
     }
+  }
+
+  /** What the subscriber's field rules let it read, decided once per connection. */
+  private accessOf(subscriber: Subscriber): Promise<FieldAccess | undefined> | undefined {
+    if (!this.resource.definition.fieldRules) return undefined
+    let access = this.access.get(subscriber.params)
+    if (!access) {
+      const params = { provider: 'graphql', ...subscriber.params }
+      access = Promise.resolve(callerAccess(this.resource, params)).then((caller) =>
+        caller?.of(this.resource)
+      )
+      this.access.set(subscriber.params, access)
+    }
+    return access
   }
 
   private admits(subscriber: Subscriber, record: ResourceRecord) {

@@ -56,8 +56,12 @@ const DATE_TEXT = {
  * more than encoding it. Records become arrays in column order, which csv-stringify reads without looking
  * each column up as a property path.
  */
-export function csvPageEncoder(resource: ResolvedResource, settings: CsvSettings) {
-  const fields = serializedFields(resource)
+export function csvPageEncoder(
+  resource: ResolvedResource,
+  settings: CsvSettings,
+  withheld: readonly string[] = []
+) {
+  const fields = serializedFields(resource).filter((field) => !withheld.includes(field.name))
   const names = fields.map((field) => field.name)
   const dates = fields.map((field) => field.kind === 'date')
   const dateText = DATE_TEXT[settings.dateFormat]

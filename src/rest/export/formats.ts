@@ -14,7 +14,8 @@ export interface ExportFormat {
   contentType: string
   /** The downloaded file's extension. */
   extension: string
-  encoder(resource: ResolvedResource, csv: CsvSettings): PageEncoder
+  /** `withheld`: the fields the caller's field rules keep from it, which get no column. */
+  encoder(resource: ResolvedResource, csv: CsvSettings, withheld: readonly string[]): PageEncoder
 }
 
 /** The formats of the export; the first is the one a request gets that has no preference (no Accept, or any). */

@@ -13,6 +13,7 @@ import { exportQueryParser } from './export-query'
 import { CSV_FORMAT, negotiatedFormat, type PageEncoder } from './formats'
 import { logFailure, loggerOf } from '../../common/logger'
 import { conditionalRead, type ResolvedCaching } from '../../feathers/conditional-read'
+import { withheldFields } from '../../authorization/field-rules'
 
 /**
  * Reads the first page before anything is sent, so that a failure up to there (hooks, authorization, the
@@ -73,13 +74,20 @@ export function exportRoute(
     // Checked before anything is read; parsed again for each page, as hooks may change the query they get.
     const { settings } = parse(ctx.query, csv)
     const service = resourceService(app, resource)
-    const readPage: ReadPage = (keyset, limit) => {
+    let withheld: readonly string[] = []
+    const readPage: ReadPage = async (keyset, limit) => {
       const { filter, search } = parse(ctx.query, csv)
       const params = restParams(ctx, { filter, search, paging: { limit }, keyset })
-      return externalCall(service, 'find', [params]) as Promise<Page<ResourceRecord>>
+      const page = (await externalCall(service, 'find', [params])) as Page<ResourceRecord>
+      withheld = withheldFields(page)
+      return page
     }
     const pages = exportedPages(readPage, resource.exportBatches, service.readsSynchronously)
-    const chunks = await exportChunks(pages, format.encoder(resource, settings), maxRows)
+    // Made when the first page is encoded, once the caller's field rules have said which columns it gets.
+    let encoder: PageEncoder | undefined
+    const encode: PageEncoder = (records, first) =>
+      (encoder ??= format.encoder(resource, settings, withheld))(records, first)
+    const chunks = await exportChunks(pages, encode, maxRows)
     const body = new PassThrough()
     // A failure after the first byte must not look like a complete file: reset the connection instead of
     // ending the chunked response normally.
