@@ -224,6 +224,7 @@ function documentedDefault(key: string): [owner: string, option: string] | undef
     'pageSize.rest': ['defineResource', 'query.defaultResultSize'],
     'pageSize.graphql': ['defineResource', 'query.defaultResultSize'],
     maxResultsSize: ['defineResource', 'query.maxResultsSize'],
+    exactCountBelow: ['defineResource', 'query.exactCountBelow'],
     maxAggregateGroups: ['defineResource', 'aggregate.maxGroups'],
     maxFillBuckets: ['defineResource', 'aggregate.maxFillBuckets'],
     maxMulti: ['defineResource', 'maxMulti'],

@@ -45,6 +45,11 @@ export interface Dialect {
   overflowed?(column: SqlColumn): Knex.Raw
   /** Deviations, variances and the median (see `aggregate/statistics.ts`). */
   statistics: StatisticsSql
+  /**
+   * The planner's estimate of how many rows `select` reads, without running it (`countStrategy`); missing
+   * where the database keeps no such estimate (SQLite); undefined when the plan does not say.
+   */
+  plannedRows?(knex: Knex, select: Knex.QueryBuilder): Promise<number | undefined>
   /** The rows of a SELECT run with `knex.raw`, whose result each driver shapes its own way. */
   rawRows(result: unknown): Rows
   /** Date buckets of aggregates. */

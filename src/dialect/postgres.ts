@@ -102,6 +102,13 @@ export function postgresDialect(knex: Knex): Dialect {
           ),
     overflowed: (column) => knex.raw(`ABS(${SCALED_SUM}) > ${SCALED_LIMIT}`, [column]),
     rawRows: (result) => (result as { rows: Rows }).rows,
+    async plannedRows(runner, select) {
+      const { sql, bindings } = select.toSQL()
+      const result = await runner.raw(`EXPLAIN (FORMAT JSON) ${sql}`, bindings)
+      const [row] = (result as { rows: Array<Record<string, unknown>> }).rows
+      const [plan] = row['QUERY PLAN'] as Array<{ Plan: { 'Plan Rows': number } }>
+      return Math.round(plan.Plan['Plan Rows'])
+    },
     dateBuckets: dateBuckets(knex),
     // Youngs-Cramer updates for float8 variances; percentile_cont is the definition of the median we answer.
     statistics: {

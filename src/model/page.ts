@@ -12,6 +12,8 @@ export interface Page<T> {
   hasNextPage: boolean
   /** Counted only when the query asked for `totalCount`. */
   total?: number
+  /** `total` is the planner's estimate (`countStrategy`), not a count. */
+  totalIsEstimate?: boolean
   /** For a keyset query that has a next page: the `keyset` to ask for it with. */
   keyset?: Keyset
   /** Keyset queries: the fields whose values place a record in the order (sort fields, then the id). */

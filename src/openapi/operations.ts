@@ -43,7 +43,10 @@ export function resourceSchemas(resource: ResolvedResource): Record<string, Sche
       {
         pageInfo: Type.Unsafe(schemaRef(PAGE_INFO_SCHEMA)),
         nodes: Type.Array(Type.Unsafe(schemaRef(names.record))),
-        ...(resource.query.enableTotalCount ? { totalCount: Type.Integer({ minimum: 0 }) } : {})
+        ...(resource.query.enableTotalCount ? { totalCount: Type.Integer({ minimum: 0 }) } : {}),
+        ...(resource.query.enableTotalCount && resource.query.countStrategy !== 'exact'
+          ? { totalCountIsEstimate: Type.Optional(Type.Boolean()) }
+          : {})
       },
       { additionalProperties: false }
     )

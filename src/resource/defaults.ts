@@ -7,6 +7,8 @@ export const DEFAULTS = Object.freeze({
   pageSize: Object.freeze({ rest: 25, graphql: 10 }),
   /** `query.maxResultsSize`: the largest page a client may ask for. */
   maxResultsSize: 50,
+  /** `query.exactCountBelow`: the planned rows below which `countStrategy: 'estimated'` counts exactly. */
+  exactCountBelow: 10_000,
   /** `aggregate.maxGroups`: the most groups one aggregate answers. */
   maxAggregateGroups: 1000,
   /** `aggregate.maxFillBuckets`: the most buckets a filled date series spans. */

@@ -47,11 +47,22 @@ export interface QueryOptions {
   maxResultsSize?: number
   /** Offer `totalCount` (REST: always returned; GraphQL: counted when selected). */
   enableTotalCount?: boolean
+  /**
+   * How a page's `totalCount` is counted: `exact` (default) with COUNT(*); `planned`, the database planner's
+   * estimate of the rows the filter reaches (PostgreSQL, MySQL/MariaDB; exact on SQLite, which has none);
+   * `estimated`, exact while the planner expects fewer than `exactCountBelow` rows, else the estimate.
+   * An estimated total is flagged (`totalCountIsEstimate`).
+   */
+  countStrategy?: CountStrategy
+  /** With `countStrategy: 'estimated'`: below this many planned rows, the count is exact (default 10,000). */
+  exactCountBelow?: number
   /** Accept the free-form `query` parameter, which a hook must translate into a filter. */
   enableSearch?: boolean
   /** Remove the generated equality filter parameters from the REST list endpoint. */
   disableFilter?: boolean
 }
+
+export type CountStrategy = 'exact' | 'planned' | 'estimated'
 
 export interface EndpointOptions {
   /** Route below the base path, e.g. `:id` (default) or `:id/archive`. */

@@ -126,9 +126,23 @@ function resolveQueryOptions(definition: ResourceDefinition): ResolvedQueryOptio
     defaultResultSize: query.defaultResultSize,
     maxResultsSize,
     enableTotalCount: query.enableTotalCount === true,
+    ...countStrategyOf(definition),
     enableSearch: query.enableSearch === true,
     disableFilter: query.disableFilter === true
   }
+}
+
+const COUNT_STRATEGIES = ['exact', 'planned', 'estimated']
+
+function countStrategyOf(definition: ResourceDefinition) {
+  const { countStrategy = 'exact', exactCountBelow = DEFAULTS.exactCountBelow } = definition.query ?? {}
+  if (!COUNT_STRATEGIES.includes(countStrategy)) {
+    throw new ConfigurationError(
+      `${definition.name}: query.countStrategy must be one of ${COUNT_STRATEGIES.join(', ')}`
+    )
+  }
+  positiveInteger(definition, 'query.exactCountBelow', exactCountBelow)
+  return { countStrategy, exactCountBelow }
 }
 
 function resolveExportBatches(definition: ResourceDefinition): ReadBatches {

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FieldRole } from './annotations'
 import type {
   ComputedField,
+  CountStrategy,
   ExportDateFormat,
   GraphqlPagingStrategy,
   PagingStrategy,
@@ -46,6 +47,8 @@ export interface ResolvedQueryOptions {
   defaultResultSize?: number
   maxResultsSize: number
   enableTotalCount: boolean
+  countStrategy: CountStrategy
+  exactCountBelow: number
   enableSearch: boolean
   disableFilter: boolean
 }

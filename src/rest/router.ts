@@ -154,7 +154,8 @@ function listHandler(
     ctx.body = {
       pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.skip > 0 },
       nodes: page.data.map(serialize),
-      ...(page.total === undefined ? {} : { totalCount: page.total })
+      ...(page.total === undefined ? {} : { totalCount: page.total }),
+      ...(page.totalIsEstimate ? { totalCountIsEstimate: true } : {})
     }
   }
 }

@@ -44,5 +44,7 @@ export async function findFeathersPage(
   query.paging = { limit, offset: request.skip }
   query.totalCount = true
   const page = (await findRecords(store, copyWith(params, { query }))) as Page<ResourceRecord>
-  return { total: page.total!, limit, skip: request.skip, data: page.data }
+  const answer: Paginated<ResourceRecord> = { total: page.total!, limit, skip: request.skip, data: page.data }
+  // Feathers' page has no word for an estimated total; the flag rides beside it, as the REST list's does.
+  return page.totalIsEstimate ? Object.assign(answer, { totalIsEstimate: true }) : answer
 }

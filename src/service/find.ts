@@ -1,3 +1,4 @@
+import type { PageTotal } from './store'
 import { badField } from '../common/errors'
 import type { ResolvedField } from '../resource/resolved'
 import type { ResourceQuery } from '../model/query'
@@ -64,7 +65,7 @@ export async function findRecords(
   // The count needs no row of the page: where the pool can lend a second connection, the database
   // answers both at once instead of one after the other.
   const counting =
-    query.totalCount && store.countsAlongside(params) ? store.count(params, visible) : undefined
+    query.totalCount && store.countsAlongside(params) ? store.pageTotal(params, visible) : undefined
   // One row more than asked tells whether a next page exists without counting. Knex leaves out OFFSET 0.
   const values = offset > 0 ? [...readValues, limit + 1, offset] : [...readValues, limit + 1]
   const reading = store.run(
@@ -77,10 +78,15 @@ export async function findRecords(
     },
     filterValues
   )
-  const [rows, total] = await Promise.all([reading, counting])
+  const [rows, counted] = await Promise.all([reading, counting])
   const page = pageOf(rows, limit, offset, decode)
   if (query.totalCount) {
-    page.total = total ?? totalFromPage(rows.length, limit, offset) ?? (await store.count(params, visible))
+    // A page that ends the records tells their number exactly, which beats an estimate.
+    const exact = totalFromPage(rows.length, limit, offset)
+    withTotal(
+      page,
+      exact === undefined ? (counted ?? (await store.pageTotal(params, visible))) : { total: exact }
+    )
   }
   return page
 }
@@ -152,7 +158,7 @@ async function keysetPage(
     limitAt
   )
   const page = finishKeysetPage(pageOf(rows, limit, 0, store.decoder(fields)), reading, terms)
-  if (query.totalCount) page.total = await store.count(params, visible)
+  if (query.totalCount) withTotal(page, await store.pageTotal(params, visible))
   return page
 }
 
@@ -250,4 +256,9 @@ async function partitionTotals(
 /** The part of a statement's shape key that a many-to-many read's links make: which links, by which key. */
 function linkShape(link: Link | undefined) {
   return link ? `through ${keyName(link.target.resource)}.${keyName(link.otherKey)}` : ''
+}
+
+function withTotal(page: Page<ResourceRecord>, { total, estimated }: PageTotal) {
+  page.total = total
+  if (estimated) page.totalIsEstimate = true
 }

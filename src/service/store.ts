@@ -1,3 +1,4 @@
+import { runQuery } from '../dialect/database-errors'
 import type { Id } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { BadRequest, NotFound } from '@feathersjs/errors'
@@ -56,6 +57,12 @@ export interface ResourceStoreOptions {
  * One resource's table, without hooks: reads and writes for calls already scoped (`params.scope`), each
  * statement built by the query compiler; reads run compiled once per shape.
  */
+/** A page's total, and whether it is the planner's estimate rather than a count. */
+export interface PageTotal {
+  total: number
+  estimated?: true
+}
+
 export class ResourceStore {
   readonly Model: Knex
   readonly statements: ReadStatements
@@ -227,6 +234,23 @@ export class ResourceStore {
     // A transaction sees its own writes, which no other caller may be answered with.
     const key = this.counts && this.knex(params) === this.Model ? countKey(shape, visible.values) : undefined
     return key ? this.counts!.count(key, read) : read()
+  }
+
+  /**
+   * A page's total by the resource's `countStrategy`: the exact count, or the planner's estimate of the rows
+   * the filter reaches (`planned`; `estimated` above `exactCountBelow` only), flagged as one. A database
+   * without estimates counts.
+   */
+  async pageTotal(params: ResourceParams, visible: ParsedFilter): Promise<PageTotal> {
+    const { countStrategy, exactCountBelow } = this.resource.query
+    const { plannedRows } = this.target.dialect
+    if (countStrategy === 'exact' || !plannedRows) return { total: await this.count(params, visible) }
+    const select = this.statements.whereVisible(this.table(params), visible, visible.values).select(1)
+    const planned = await runQuery(plannedRows(this.knex(params), select))
+    if (planned === undefined || (countStrategy === 'estimated' && planned < exactCountBelow)) {
+      return { total: await this.count(params, visible) }
+    }
+    return { total: planned, estimated: true }
   }
 
   /** The client's sorting, or the resource's defaultSort when the client asks for none. */

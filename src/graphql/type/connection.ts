@@ -30,6 +30,7 @@ export interface Connection {
   }
   edges: Edge[]
   totalCount?: number
+  totalCountIsEstimate: boolean
 }
 
 export function pageInfoType(types: GraphqlTypes) {
@@ -101,10 +102,19 @@ export function pagedType<Context>(
           ...(target.query.enableTotalCount
             ? { totalCount: countedApart ? withWork(totalCount, { statements: 'once' }) : totalCount }
             : {}),
+          ...(target.query.enableTotalCount && target.query.countStrategy !== 'exact'
+            ? { totalCountIsEstimate: totalCountIsEstimate }
+            : {}),
           ...beside?.()
         })
       })
   )
+}
+
+const totalCountIsEstimate = {
+  type: new GraphQLNonNull(GraphQLBoolean),
+  description:
+    "Whether totalCount is the database planner's estimate (the resource's countStrategy), not a count."
 }
 
 /** The page of a cursor connection (`TodoItemConnection`, `TodoItemSubTasksConnection`): edges with cursors. */
@@ -126,7 +136,8 @@ export function toConnection(page: Page<ResourceRecord>, window: PageWindow): Co
       endCursor: edges[edges.length - 1]?.cursor ?? null
     },
     edges,
-    totalCount: page.total
+    totalCount: page.total,
+    totalCountIsEstimate: page.totalIsEstimate === true
   }
 }
 
@@ -145,6 +156,7 @@ export function toKeysetConnection(page: Page<ResourceRecord>, scope: string): C
       endCursor: edges[edges.length - 1]?.cursor ?? null
     },
     edges,
-    totalCount: page.total
+    totalCount: page.total,
+    totalCountIsEstimate: page.totalIsEstimate === true
   }
 }

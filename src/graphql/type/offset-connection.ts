@@ -28,6 +28,7 @@ export interface OffsetConnection {
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean }
   nodes: ResourceRecord[]
   totalCount?: number
+  totalCountIsEstimate: boolean
 }
 
 export function offsetPagingType(types: GraphqlTypes) {
@@ -83,6 +84,7 @@ export function toOffsetConnection(page: Page<ResourceRecord>, window: PageWindo
   return {
     pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: window.offset > 0 },
     nodes: page.data,
-    totalCount: page.total
+    totalCount: page.total,
+    totalCountIsEstimate: page.totalIsEstimate === true
   }
 }
