@@ -52,6 +52,19 @@ const employees = defineResource({
       : { salary: false, email: { read: false }, grade: { groupBy: false, aggregate: false } }
 })
 
+/** Keyset-paged by default by a field staff may sort by but not read. */
+const tickets = defineResource({
+  name: 'Ticket',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    title: FilterableField(Type.String()),
+    priority: FilterableField(Type.Integer())
+  }),
+  query: { defaultSort: [{ field: 'priority', direction: 'DESC' }] },
+  graphql: { keyset: true },
+  fieldRules: (params) => (roleOf(params) === 'admin' ? undefined : { priority: { read: false } })
+})
+
 async function fieldRulesApp(databaseUrl: string) {
   const db = knex(knexConfig(databaseUrl))
   await db.schema.createTable('departments', (columns) => {
@@ -76,7 +89,16 @@ async function fieldRulesApp(databaseUrl: string) {
     { name: 'bob', email: 'bob@x.org', salary: 7000, grade: 2, departmentId: 2 },
     { name: 'cy', email: 'cy@x.org', salary: 9000, grade: 2, departmentId: 2 }
   ])
-  const made = pluginApp(db, [departments, employees], { transports: true })
+  await db.schema.createTable('tickets', (columns) => {
+    columns.increments('id')
+    columns.string('title').notNullable()
+    columns.integer('priority').notNullable()
+  })
+  await db('tickets').insert([
+    { title: 'low', priority: 1 },
+    { title: 'high', priority: 9 }
+  ])
+  const made = pluginApp(db, [departments, employees, tickets], { transports: true })
   // What the CLI's channels.ts does: every connection hears every event (the rules then decide what of it).
   made.app.on('connection', (connection) => made.app.channel('everyone').join(connection))
   made.app.publish(() => made.app.channel('everyone'))
@@ -337,6 +359,26 @@ forEachDatabase(
           if (status === 400) assert.match(JSON.stringify(staff.body), new RegExp(`${field} may not be`))
         })
       }
+
+      it("keyset cursors of the resource's default sort would carry a field staff may not read: refused", async () => {
+        const query = '{ tickets { edges { cursor node { title } } } }'
+        const staff = await graphql(env.server, query, undefined, STAFF)
+        assert.deepEqual(codes(staff), ['BAD_USER_INPUT'])
+        assert.match(JSON.stringify(staff.errors), /priority may not be read/)
+        const admin = await graphql(env.server, query, undefined, ADMIN)
+        assert.deepEqual(
+          admin.data.tickets.edges.map((edge: any) => edge.node.title),
+          ['high', 'low']
+        )
+        // Sorted by what staff may read, the same list pages for them.
+        const own = await graphql(
+          env.server,
+          '{ tickets(sorting: [{ field: title, direction: ASC }]) { edges { node { title } } } }',
+          undefined,
+          STAFF
+        )
+        assert.equal(own.errors, undefined, JSON.stringify(own.errors))
+      })
 
       it('REST equality filter and REST aggregate: refused by name for staff', async () => {
         const filtered = await http('/employees?salary=5000', STAFF)

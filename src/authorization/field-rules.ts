@@ -8,8 +8,8 @@ export type { FieldRule, FieldRules, FieldRulesOption, FieldUse } from '../resou
 const VERBS: Record<FieldUse, string> = {
   read: 'read',
   filter: 'filtered on',
-  sort: 'sorted by',
-  groupBy: 'grouped by',
+  sort: 'used to sort',
+  groupBy: 'used to group',
   aggregate: 'aggregated'
 }
 

@@ -40,6 +40,10 @@ export class FieldUseCheck {
     if (!query) return this
     this.filter(this.resource, query.filter, paths.filter)
     query.sorting?.forEach((sort, index) => this.sort(sort, `${paths.sorting}.${index}`, !!query.keyset))
+    // Without a sort of its own, a keyset page goes by the resource's: its cursors carry those values too.
+    if (query.keyset && !query.sorting?.length) {
+      for (const sort of this.resource.query.defaultSort) this.cursorValue(sort.field, paths.sorting)
+    }
     this.select(query.select, paths.select)
     this.select(query.answerFields, paths.select)
     return this
@@ -80,7 +84,13 @@ export class FieldUseCheck {
     }
     if (found.name === undefined) return
     this.use(found.resource, found.name, 'sort', at)
-    if (keyset) this.use(found.resource, found.name, 'read', at)
+    if (keyset) this.cursorValue(sort.field, at)
+  }
+
+  /** A keyset cursor hands the client the values of its sort keys: the caller must be able to read them. */
+  private cursorValue(dotted: string, path: string) {
+    const found = walk(this.resource, dotted)
+    if (found?.name !== undefined) this.use(found.resource, found.name, 'read', path)
   }
 }
 
