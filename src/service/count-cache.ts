@@ -20,21 +20,32 @@ export class CountCache {
   ) {}
 
   async count(key: string, read: () => Promise<number>): Promise<number> {
+    const { known, keep } = this.reuse(key)
+    if (known !== undefined) return known
+    const total = await read()
+    keep(total)
+    return total
+  }
+
+  /**
+   * The count kept for `key`, if any, and how to keep the one read now (by a statement of its own, or with
+   * the page it counts): `keep` must be called with a count read after this call.
+   */
+  reuse(key: string): { known?: number; keep(total: number): void } {
     const before = this.writeGeneration()
-    if (before === undefined) return read()
+    if (before === undefined) return { keep: () => {} }
     if (before !== this.generation) {
       this.counts.clear()
       this.generation = before
     }
-    const known = this.counts.get(key)
-    if (known !== undefined) return known
-    const total = await read()
+    return { known: this.counts.get(key), keep: (total) => this.keep(key, total, before) }
+  }
+
+  private keep(key: string, total: number, before: number) {
     // A write that returned or committed while the count ran may or may not be in it: not kept.
-    if (this.writeGeneration() === before && this.generation === before) {
-      if (this.counts.size >= this.maxEntries) this.counts.delete(this.counts.keys().next().value!)
-      this.counts.set(key, total)
-    }
-    return total
+    if (this.writeGeneration() !== before || this.generation !== before) return
+    if (this.counts.size >= this.maxEntries) this.counts.delete(this.counts.keys().next().value!)
+    this.counts.set(key, total)
   }
 }
 

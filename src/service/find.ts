@@ -53,42 +53,48 @@ export async function findRecords(
   const order = orderSql(terms)
   const readValues = scopes ? [...visible.values, ...scopes.values] : visible.values
   const sort = { relations, scopes, at: visible.values.length }
-  const ordered = (bound: readonly unknown[]) =>
+  const orderedPage = (bound: readonly unknown[]) =>
     store.statements
       .select(sortedTable(store, params, sort, bound), visible, fields, bound)
       .orderByRaw(order.sql, order.bindings)
   const shape = `${fields.key}|${orderKey(terms)}|${visible.key}|${scopes?.key ?? ''}`
-  if (!query.paging) return (await store.run(params, `all|${shape}`, readValues, ordered)).map(decode)
+  if (!query.paging) return (await store.run(params, `all|${shape}`, readValues, orderedPage)).map(decode)
 
   const { limit, offset } = checkPaging(query.paging)
   const filterValues = readValues.length
-  // The count needs no row of the page: where the pool can lend a second connection, the database
-  // answers both at once instead of one after the other.
+  // An exact count not kept from before is read with the page, by a subquery of its statement: one round trip.
+  const reuse = query.totalCount && exactCount(store) ? store.countReuse(params, visible) : undefined
+  const together = reuse !== undefined && reuse.known === undefined
+  // An estimate, where the pool can lend a second connection, runs beside the page.
   const counting =
-    query.totalCount && store.countsAlongside(params) ? store.pageTotal(params, visible) : undefined
+    query.totalCount && !reuse && store.countsAlongside(params) ? store.pageTotal(params, visible) : undefined
   // One row more than asked tells whether a next page exists without counting. Knex leaves out OFFSET 0.
   const values = offset > 0 ? [...readValues, limit + 1, offset] : [...readValues, limit + 1]
   const reading = store.run(
     params,
-    `${offset > 0 ? 'page-offset' : 'page'}|${shape}`,
+    `${offset > 0 ? 'page-offset' : 'page'}${together ? '-counted' : ''}|${shape}`,
     values,
     (bound) => {
-      const page = ordered(bound).limit(bound[filterValues] as number)
+      const ordered = orderedPage(bound)
+      if (together) ordered.select(store.statements.count(store.table(params), visible, bound).as(PAGE_TOTAL))
+      const page = ordered.limit(bound[filterValues] as number)
       return offset > 0 ? page.offset(bound[filterValues + 1] as number) : page
     },
     filterValues
   )
   const [rows, counted] = await Promise.all([reading, counting])
   const page = pageOf(rows, limit, offset, decode)
-  if (query.totalCount) {
-    // A page that ends the records tells their number exactly, which beats an estimate.
-    const exact = totalFromPage(rows.length, limit, offset)
-    withTotal(
-      page,
-      exact === undefined ? (counted ?? (await store.pageTotal(params, visible))) : { total: exact }
-    )
+  if (!query.totalCount) return page
+  // A page that ends the records tells their number exactly, which beats an estimate.
+  const exact = totalFromPage(rows.length, limit, offset)
+  if (exact !== undefined) return withTotal(page, { total: exact })
+  if (reuse?.known !== undefined) return withTotal(page, { total: reuse.known })
+  if (together && rows.length > 0) {
+    const total = Number(rows[0][PAGE_TOTAL])
+    reuse!.keep(total)
+    return withTotal(page, { total })
   }
-  return page
+  return withTotal(page, counted ?? (await store.pageTotal(params, visible)))
 }
 
 /** The sort of a read: the client's or the resource's default, with the relations it joins. */
@@ -261,4 +267,10 @@ function linkShape(link: Link | undefined) {
 function withTotal(page: Page<ResourceRecord>, { total, estimated }: PageTotal) {
   page.total = total
   if (estimated) page.totalIsEstimate = true
+  return page
 }
+
+/** The column of a page's rows that holds the count read with it. */
+const PAGE_TOTAL = '__fq_total'
+
+const exactCount = (store: ResourceStore) => store.resource.query.countStrategy === 'exact'

@@ -224,16 +224,26 @@ export class ResourceStore {
 
   /** How many records the filter reaches; reused from an earlier call while nothing was written since. */
   async count(params: ResourceParams, visible: ParsedFilter) {
-    const shape = `count|${visible.key}`
     const read = async () => {
-      const [row] = await this.run(params, shape, visible.values, (bound) =>
+      const [row] = await this.run(params, `count|${visible.key}`, visible.values, (bound) =>
         this.statements.count(this.table(params), visible, bound)
       )
       return Number((row as { total: unknown }).total)
     }
-    // A transaction sees its own writes, which no other caller may be answered with.
-    const key = this.counts && this.knex(params) === this.Model ? countKey(shape, visible.values) : undefined
+    const key = this.countKey(params, visible)
     return key ? this.counts!.count(key, read) : read()
+  }
+
+  /** The count of `visible` kept from an earlier call, and how to keep one read with a page. */
+  countReuse(params: ResourceParams, visible: ParsedFilter): { known?: number; keep(total: number): void } {
+    const key = this.countKey(params, visible)
+    return key ? this.counts!.reuse(key) : { keep: () => {} }
+  }
+
+  private countKey(params: ResourceParams, visible: ParsedFilter) {
+    // A transaction sees its own writes, which no other caller may be answered with.
+    if (!this.counts || this.knex(params) !== this.Model) return undefined
+    return countKey(`count|${visible.key}`, visible.values)
   }
 
   /**
