@@ -68,19 +68,25 @@ export async function findRecords(
   // An estimate, where the pool can lend a second connection, runs beside the page.
   const counting =
     query.totalCount && !reuse && store.countsAlongside(params) ? store.pageTotal(params, visible) : undefined
-  // One row more than asked tells whether a next page exists without counting. Knex leaves out OFFSET 0.
-  const values = offset > 0 ? [...readValues, limit + 1, offset] : [...readValues, limit + 1]
+  // The count binds the filter's values again (a compiled statement binds each value once), then come LIMIT
+  // (one row more than asked tells whether a next page exists without counting) and OFFSET (knex leaves out 0).
+  const countValues = together ? visible.values : []
+  const limitAt = filterValues + countValues.length
+  const values = [...readValues, ...countValues, limit + 1, ...(offset > 0 ? [offset] : [])]
   const reading = store.run(
     params,
     `${offset > 0 ? 'page-offset' : 'page'}${together ? '-counted' : ''}|${shape}`,
     values,
     (bound) => {
       const ordered = orderedPage(bound)
-      if (together) ordered.select(store.statements.count(store.table(params), visible, bound).as(PAGE_TOTAL))
-      const page = ordered.limit(bound[filterValues] as number)
-      return offset > 0 ? page.offset(bound[filterValues + 1] as number) : page
+      if (together) {
+        const countBound = bound.slice(filterValues, limitAt)
+        ordered.select(store.statements.count(store.table(params), visible, countBound).as(PAGE_TOTAL))
+      }
+      const page = ordered.limit(bound[limitAt] as number)
+      return offset > 0 ? page.offset(bound[limitAt + 1] as number) : page
     },
-    filterValues
+    limitAt
   )
   const [rows, counted] = await Promise.all([reading, counting])
   const page = pageOf(rows, limit, offset, decode)
