@@ -69,6 +69,20 @@ export function resolveCaching(
   }
 }
 
+/** The request's headers that may change its answer (every one not ignored), sorted by name. */
+function answeringHeaders(ctx: Context, caching: ResolvedCaching) {
+  return Object.entries(ctx.req.headers)
+    .filter(([name]) => !caching.ignoreHeaders.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+/**
+ * The `Vary` of an answer whose tag does not hash the headers (a versioned record's): every header it may
+ * depend on, so that a cache keeps one copy per caller and never revalidates one caller's copy for another.
+ */
+export const answeringHeaderNames = (ctx: Context, caching: ResolvedCaching) =>
+  answeringHeaders(ctx, caching).map(([name]) => name)
+
 /**
  * The validator of a read: the request (path, query string; a GraphQL GET carries its document, variables
  * and operation name there), everything about the caller the hooks and `authorize` can see (every header not
@@ -81,9 +95,7 @@ export function resolveCaching(
  */
 function readValidator(ctx: Context, caching: ResolvedCaching) {
   const generation = writeGenerationOf(ctx.app)
-  const headers = Object.entries(ctx.req.headers)
-    .filter(([name]) => !caching.ignoreHeaders.has(name))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const headers = answeringHeaders(ctx, caching)
   let caller: string
   try {
     caller = JSON.stringify([headers, ctx.feathers ?? null])

@@ -46,8 +46,9 @@ function parsePrecondition(value: unknown): Precondition {
 /** Where the caller named a precondition: the REST request's header, a Feathers query's `$ifMatch`, code. */
 function namedPrecondition(params: ResourceParams): unknown {
   if (params.ifMatch !== undefined) return params.ifMatch
+  // Also beside a query model (REST's and GraphQL's calls): a hook that adds `$ifMatch` means it there too.
   const query = params.query as Record<string, unknown> | undefined
-  if (!params.queryModel && query?.$ifMatch !== undefined) return query.$ifMatch
+  if (query?.$ifMatch !== undefined) return query.$ifMatch
   // Only REST's: a GraphQL request's headers are the whole document's, not one mutation's.
   const header = params.provider === 'rest' ? params.headers?.['if-match'] : undefined
   return header === '' ? undefined : header

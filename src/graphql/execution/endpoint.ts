@@ -119,6 +119,8 @@ export function graphqlMiddleware(
   }
   const middleware = async (ctx: Context, next: Next) => {
     if (ctx.path !== path) return next()
+    // graphql-http refuses HEAD (405): a 304 to a HEAD with a GET's tag would confirm what it never answers.
+    if (ctx.method === 'HEAD') return answer(ctx, next)
     // Only a GET that answered data without errors is tagged: graphql-http refuses mutations over GET.
     await conditionalRead(
       ctx,
