@@ -3,6 +3,7 @@ import { benchDatabase, benchDatabaseNames } from './support/databases'
 import { cpuMicrosOf, formatMb, rssOf, sampleRss } from './support/processes'
 import { startBenchServers } from './support/bench-servers'
 import { assertCompiledPlugin } from './support/compiled-plugin'
+import { feathersDifference } from './support/feathers-answer'
 
 assertCompiledPlugin()
 
@@ -20,6 +21,11 @@ assertCompiledPlugin()
  * The GraphQL scenarios run a third server in the same rounds: the GraphQL floor (graphql-http and graphql-js
  * over the baseline's reads, `support/graphql-floor-server.ts`). Its table says what the plugin costs over the
  * libraries it is built on (ours / floor) and what those libraries cost over no GraphQL at all (floor / raw).
+ * Two more baselines run in the same rounds where they can serve a scenario: the bare handler (the floor of
+ * any Node server: one Koa middleware, hand-written SQL, plain GETs, `support/bare-server.ts`) on the REST
+ * scenarios and the plain GraphQL ones, and the app a Feathers user would write instead (a KnexService with
+ * the CLI's schema hooks, `support/feathers-server.ts`) on REST's list and get. Their table gives req/s and
+ * CPU per request of each, and ours over each.
  *
  *   npm run bench:http -- --items 10000 --seconds 5 --rounds 3 --connections 20 [--only aggregate]
  */
@@ -45,6 +51,10 @@ interface Scenario {
   baseline: autocannon.Request & { path: string }
   /** The same request to the GraphQL floor server, for a GraphQL scenario. */
   floor?: autocannon.Request & { path: string }
+  /** The request to the bare handler, which answers the same JSON to a plain GET. */
+  bare?: autocannon.Request & { path: string }
+  /** The request to the Feathers app, in Feathers' query syntax. */
+  feathers?: autocannon.Request & { path: string }
 }
 
 /** A GraphQL POST of `query`, to `path` (the baseline's handler of that scenario receives the same request). */
@@ -68,18 +78,24 @@ const scenarios: Scenario[] = [
     name: 'REST list, 25, one filter',
     goal: 0.9,
     server: { method: 'GET', path: '/todo-items?completed=true&limit=25' },
-    baseline: { method: 'GET', path: '/todo-items?completed=true&limit=25' }
+    baseline: { method: 'GET', path: '/todo-items?completed=true&limit=25' },
+    bare: { method: 'GET', path: '/todo-items?completed=true&limit=25' },
+    // Without $sort a KnexService pages in no set order; ours and the raw handler's pages are by id.
+    feathers: { method: 'GET', path: '/todo-items?completed=true&$limit=25&$sort[id]=1' }
   },
   {
     name: 'REST get by id',
     goal: 0.9,
     server: { method: 'GET', path: '/todo-items/4242' },
-    baseline: { method: 'GET', path: '/todo-items/4242' }
+    baseline: { method: 'GET', path: '/todo-items/4242' },
+    bare: { method: 'GET', path: '/todo-items/4242' },
+    feathers: { method: 'GET', path: '/todo-items/4242' }
   },
   {
     name: 'GraphQL list, 25, 5 fields',
     goal: 0.9,
-    ...graphqlBoth(`{ ${LIST} { edges { node { ${LIST_FIELDS} } } } }`, '/graphql-list')
+    ...graphqlBoth(`{ ${LIST} { edges { node { ${LIST_FIELDS} } } } }`, '/graphql-list'),
+    bare: { method: 'GET', path: '/graphql-list' }
   },
   {
     name: 'GraphQL list + 10 subTasks each',
@@ -92,7 +108,8 @@ const scenarios: Scenario[] = [
   {
     name: 'GraphQL todoItem(id: 42)',
     goal: 0.8,
-    ...graphqlBoth('{ todoItem(id: 42) { id title } }', '/graphql-one')
+    ...graphqlBoth('{ todoItem(id: 42) { id title } }', '/graphql-one'),
+    bare: { method: 'GET', path: '/graphql-one' }
   },
   {
     name: 'aggregate by completed',
@@ -165,11 +182,25 @@ async function statementsPerRequest(port: number, request: Scenario['server']) {
 const withoutAge = (key: string, value: unknown) => (key === 'age' ? undefined : value)
 
 /** A benchmark of different answers would compare nothing: every server must answer the same JSON. */
-async function checkSameAnswer(scenario: Scenario, port: number, baselinePort: number, floorPort?: number) {
-  const theirs = await (await send(baselinePort, scenario.baseline)).json()
+async function checkSameAnswer(
+  scenario: Scenario,
+  port: number,
+  baselinePort: number,
+  ports: { floor?: number; bare?: number; feathers?: number }
+) {
+  const theirs = (await (await send(baselinePort, scenario.baseline)).json()) as Record<string, unknown>
   const others = [{ name: 'the example', port, request: scenario.server }]
-  if (scenario.floor && floorPort)
-    others.push({ name: 'the GraphQL floor', port: floorPort, request: scenario.floor })
+  if (scenario.floor && ports.floor)
+    others.push({ name: 'the GraphQL floor', port: ports.floor, request: scenario.floor })
+  if (scenario.bare && ports.bare)
+    others.push({ name: 'the bare handler', port: ports.bare, request: scenario.bare })
+  if (scenario.feathers && ports.feathers) {
+    const difference = feathersDifference(
+      (await (await send(ports.feathers, scenario.feathers)).json()) as Record<string, unknown>,
+      theirs
+    )
+    if (difference) throw new Error(`${scenario.name}: the Feathers app answers differently: ${difference}`)
+  }
   for (const other of others) {
     const answer = await (await send(other.port, other.request)).json()
     if (JSON.stringify(answer, withoutAge) !== JSON.stringify(theirs, withoutAge)) {
@@ -198,39 +229,53 @@ async function main() {
   )
   const rows: string[][] = []
   const floorRows: string[][] = []
+  const baselineRows: string[][] = []
   const memory: string[][] = []
   for (const name of benchDatabaseNames()) {
     const database = await benchDatabase(name)
     let stop = () => {}
     try {
-      const pair = await startBenchServers(database, items, { graphqlFloor: true })
+      const pair = await startBenchServers(database, items, {
+        graphqlFloor: true,
+        bare: true,
+        feathers: true
+      })
       stop = pair.stop
-      const { server: ours, baseline: theirs, graphqlFloor } = pair
+      const { server: ours, baseline: theirs, graphqlFloor, bare, feathers } = pair
       const [port, baselinePort] = [ours.port, theirs.port]
       const idle = [rssOf(ours.pid), rssOf(theirs.pid)]
       const samplers = [sampleRss(ours.pid, 100), sampleRss(theirs.pid, 100)]
       for (const scenario of scenarios.filter((each) => each.name.includes(only))) {
-        await checkSameAnswer(scenario, port, baselinePort, graphqlFloor?.port)
+        await checkSameAnswer(scenario, port, baselinePort, {
+          floor: graphqlFloor?.port,
+          bare: bare?.port,
+          feathers: feathers?.port
+        })
         const floor =
           scenario.floor && graphqlFloor ? { server: graphqlFloor, request: scenario.floor } : undefined
+        // The servers of this scenario: ours, the raw handler, and each other baseline that can serve it.
+        const sides = [
+          { key: 'mine', server: ours, request: scenario.server },
+          { key: 'base', server: theirs, request: scenario.baseline },
+          ...(floor ? [{ key: 'floor', server: floor.server, request: floor.request }] : []),
+          ...(scenario.bare && bare ? [{ key: 'bare', server: bare, request: scenario.bare }] : []),
+          ...(scenario.feathers && feathers
+            ? [{ key: 'feathers', server: feathers, request: scenario.feathers }]
+            : [])
+        ]
         // Warm-up of each server (JIT, statement caches), then the rounds.
-        await load(ours, scenario.server, 2)
-        await load(theirs, scenario.baseline, 2)
-        if (floor) await load(floor.server, floor.request, 2)
+        for (const side of sides) await load(side.server, side.request, 2)
         const measured: Array<{
           mine: Result
           base: Result
           floor?: Result
+          bare?: Result
+          feathers?: Result
           ratio: number
           cpuRatio: number
         }> = []
         for (let round = 0; round < rounds; round++) {
           // Each round starts with the next server, so that none is always measured first or last.
-          const sides = [
-            { key: 'mine', server: ours, request: scenario.server },
-            { key: 'base', server: theirs, request: scenario.baseline },
-            ...(floor ? [{ key: 'floor', server: floor.server, request: floor.request }] : [])
-          ]
           const results: Record<string, Result> = {}
           for (let turn = 0; turn < sides.length; turn++) {
             const side = sides[(round + turn) % sides.length]
@@ -241,6 +286,8 @@ async function main() {
             mine,
             base,
             floor: results.floor,
+            bare: results.bare,
+            feathers: results.feathers,
             ratio: mine.rps / base.rps,
             cpuRatio: base.cpu / mine.cpu
           })
@@ -260,6 +307,24 @@ async function main() {
             medianAndRange(floorRounds.map(({ floor, base }) => base.cpu / floor.cpu)),
             `${cpu('mine')} / ${cpu('floor')} / ${cpu('base')}`,
             String(floorRounds.reduce((sum, round) => sum + round.floor.errors, 0))
+          ])
+        }
+        for (const other of ['bare', 'feathers'] as const) {
+          const pairs = measured.flatMap((round) =>
+            round[other] ? [{ mine: round.mine, them: round[other] }] : []
+          )
+          if (!pairs.length) continue
+          const rps = (side: 'mine' | 'them') => median(pairs.map((pair) => pair[side].rps)).toFixed(0)
+          const cpu = (side: 'mine' | 'them') => median(pairs.map((pair) => pair[side].cpu)).toFixed(0)
+          baselineRows.push([
+            name,
+            scenario.name,
+            other,
+            `${rps('mine')} / ${rps('them')}`,
+            medianAndRange(pairs.map(({ mine, them }) => mine.rps / them.rps)),
+            `${cpu('mine')} / ${cpu('them')}`,
+            medianAndRange(pairs.map(({ mine, them }) => mine.cpu / them.cpu)),
+            String(pairs.reduce((sum, pair) => sum + pair.them.errors, 0))
           ])
         }
         measured.sort((a, b) => a.ratio - b.ratio)
@@ -332,6 +397,17 @@ async function main() {
     'floor errors'
   ]
   if (floorRows.length) print([floorHeader, ...floorRows])
+  const baselinesHeader = [
+    'db',
+    'scenario',
+    'baseline',
+    'req/s (ours / it)',
+    'ours / it req/s (range)',
+    'CPU µs/req (ours / it)',
+    'ours / it CPU (range)',
+    'its errors'
+  ]
+  if (baselineRows.length) print([baselinesHeader, ...baselineRows])
   const memoryHeader = [
     'db',
     'peak RSS under load',

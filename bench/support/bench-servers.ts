@@ -12,16 +12,26 @@ export interface BenchServer {
  * The example server and the raw Koa + knex baseline on `database`, each in its own process with
  * --expose-gc (for /__gc and /__heap), once `items` todo items spread over 730 days (grouping by day then
  * gives as many groups as in issue 22's measurements) with 10 sub tasks each are seeded. With `graphqlFloor`,
- * the GraphQL floor server too (graphql-http and graphql-js over the baseline's reads). `stop()` ends them
- * all, also when seeding failed.
+ * the GraphQL floor server too (graphql-http and graphql-js over the baseline's reads); with `bare`, the bare
+ * handler (hand-written SQL, no body parser); with `feathers`, the app a Feathers user would write instead (a
+ * KnexService with the CLI's schema hooks). `stop()` ends them all, also when seeding failed.
  */
 export async function startBenchServers(
   database: BenchDatabase,
   items: number,
-  options: { graphqlFloor?: boolean } = {}
+  options: { graphqlFloor?: boolean; bare?: boolean; feathers?: boolean } = {}
 ) {
-  const scripts = ['support/example-server.ts', 'support/baseline-server.ts']
-  if (options.graphqlFloor) scripts.push('support/graphql-floor-server.ts')
+  const optional = {
+    graphqlFloor: 'support/graphql-floor-server.ts',
+    bare: 'support/bare-server.ts',
+    feathers: 'support/feathers-server.ts'
+  }
+  const chosen = (Object.keys(optional) as Array<keyof typeof optional>).filter((name) => options[name])
+  const scripts = [
+    'support/example-server.ts',
+    'support/baseline-server.ts',
+    ...chosen.map((name) => optional[name])
+  ]
   const started = scripts.map((script) =>
     startScript(script, { DATABASE_URL: database.url }, ['--expose-gc'])
   )
@@ -31,10 +41,18 @@ export async function startBenchServers(
   try {
     await seedTodoItems(database.db, items, { spanDays: 730 })
     await seedSubTasks(database.db, 10)
-    const [server, baseline, graphqlFloor] = (await Promise.all(started.map((script) => script.ready))).map(
+    const [server, baseline, ...others] = (await Promise.all(started.map((script) => script.ready))).map(
       ({ child, payload }): BenchServer => ({ port: Number(payload), pid: child.pid!, child })
     )
-    return { server, baseline, graphqlFloor: graphqlFloor as BenchServer | undefined, stop }
+    const byName = new Map(chosen.map((name, index) => [name, others[index]]))
+    return {
+      server,
+      baseline,
+      graphqlFloor: byName.get('graphqlFloor'),
+      bare: byName.get('bare'),
+      feathers: byName.get('feathers'),
+      stop
+    }
   } catch (error) {
     stop()
     throw error

@@ -50,7 +50,7 @@ const page = (db: Knex, columns: Array<string | Knex.Raw>, completed: boolean, l
  * A record as the example's REST routes answer it: booleans, ISO dates and the computed `age` (milliseconds
  * since creation), not the values as the driver returns them (SQLite's 1/0 and epoch milliseconds).
  */
-const restRecord = (row: Record<string, unknown>) => {
+export const restRecord = (row: Record<string, unknown>) => {
   const created = toIso(row.created)
   return {
     id: row.id,
@@ -73,7 +73,7 @@ export interface ListNode {
   priority: unknown
 }
 
-const listNode = (item: Record<string, unknown>): ListNode => ({
+export const listNode = (item: Record<string, unknown>): ListNode => ({
   id: String(item.id),
   title: item.title,
   completed: Boolean(item.completed),
