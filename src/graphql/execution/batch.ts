@@ -116,12 +116,8 @@ async function executeEntry(
   args: Omit<ExecutionArgs, 'contextValue'>,
   context: GraphqlContext
 ): Promise<ExecutionResult> {
-  let result: ExecutionResult
-  try {
-    result = await batch.execute({ ...args, contextValue: context })
-  } catch (error) {
-    result = { errors: [error as GraphQLError] }
-  }
+  // graphql-js answers every failure of an operation as its errors; a throw is a defect, the Koa error handler's.
+  const result = await batch.execute({ ...args, contextValue: context })
   if (!result.errors) return result
   return dedupeErrors({ ...result, errors: result.errors.map((error) => batch.formatError(error)) })
 }
