@@ -139,6 +139,17 @@ forEachDatabase(
       assert.equal(expensive.body.errors[0].extensions.maxComplexity, 3000)
     })
 
+    it("holds maxDocumentBytes for the batch's documents together, before parsing any", async () => {
+      // About 530 bytes each: alone within maxDocumentBytes (2,000), five together past it.
+      const padded = { query: `{ todoItems { totalCount } } #${'x'.repeat(500)}` }
+      const alone = await batch(env.server, [padded])
+      assert.deepEqual(alone.body, [{ data: { todoItems: { totalCount: 2 } } }])
+      const together = await batch(env.server, Array(5).fill(padded))
+      assert.equal(together.status, 400)
+      assert.equal(together.body.errors[0].extensions.code, 'QUERY_TOO_LARGE')
+      assert.equal(together.body.errors[0].extensions.maxBytes, 2000)
+    })
+
     it('answers GET requests one operation at a time', async () => {
       const query = encodeURIComponent('{ todoItems { totalCount } }')
       const response = await env.server.http('GET', `/graphql?query=${query}`)
@@ -147,7 +158,10 @@ forEachDatabase(
     })
   },
   exampleResourcesApp({
-    graphql: { maxBatchOperations: 5, limits: { maxStatements: 30, maxComplexity: 3000 } }
+    graphql: {
+      maxBatchOperations: 5,
+      limits: { maxStatements: 30, maxComplexity: 3000, maxDocumentBytes: 2000 }
+    }
   })
 )
 
