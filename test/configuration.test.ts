@@ -180,6 +180,14 @@ describe('Configuration mistakes are reported at start-up', () => {
       /graphql\.limits\.maxConcurrentStatements must be a positive integer/
     ],
     [
+      'a batch size that is neither false nor a non-negative integer',
+      () =>
+        koa(feathers()).configure(
+          feathersQuery({ Model: db, resources: [parent], graphql: { maxBatchOperations: 2.5 } })
+        ),
+      /graphql\.maxBatchOperations must be false or a non-negative integer/
+    ],
+    [
       'keyset cursors with a paging strategy other than cursor',
       configure(
         defineResource({ ...parent, name: 'Pages', graphql: { pagingStrategy: 'offset', keyset: true } })

@@ -233,7 +233,8 @@ function documentedDefault(key: string): [owner: string, option: string] | undef
     'exportCsv.bom': ['defineResource', 'export.bom'],
     'exportCsv.dateFormat': ['defineResource', 'export.dateFormat'],
     sqliteBusyTimeout: ['feathersQuery', 'sqlite.busyTimeout'],
-    checkSchema: ['feathersQuery', 'checkSchema']
+    checkSchema: ['feathersQuery', 'checkSchema'],
+    graphqlMaxBatchOperations: ['feathersQuery', 'graphql.maxBatchOperations']
   }
   if (fixed[key]) return fixed[key]
   if (group === 'queryLimits') return ['feathersQuery', `limits.${name}`]

@@ -26,6 +26,9 @@ export const feathersQueryConfiguration = Type.Object(
           {
             path: Type.Optional(Type.String({ pattern: '^/' })),
             subscriptions: Type.Optional(Type.Boolean()),
+            maxBatchOperations: Type.Optional(
+              Type.Union([Type.Literal(false), Type.Integer({ minimum: 0 })])
+            ),
             limits: Type.Optional(positiveIntegers(graphqlLimitNames))
           },
           { additionalProperties: false }

@@ -48,6 +48,8 @@ export const DEFAULTS = Object.freeze({
     maxConnections: 1000,
     maxConnectionsPerUser: 10
   }),
+  /** `graphql.maxBatchOperations`: operations one POST may hold as a JSON array. */
+  graphqlMaxBatchOperations: 10,
   /** `realtime`: the socket.io connections one user may hold logged in. */
   realtime: Object.freeze({ maxConnectionsPerUser: 10 }),
   /** `health`: where the readiness and liveness routes are, and how long a database may take to answer. */

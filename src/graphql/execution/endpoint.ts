@@ -1,4 +1,5 @@
 import type { Application } from '@feathersjs/koa'
+import { specifiedRules } from 'graphql'
 import type { Response } from 'graphql-http'
 import { createHandler, type RequestContext } from 'graphql-http/lib/use/koa'
 import type { Context, Next } from '../../common/koa'
@@ -25,6 +26,7 @@ import {
 import { documentCache } from './document-cache'
 import { graphqlPageSizes } from '../fields/collection-args'
 import { compiledExecution } from './compiled-execution'
+import { batchHandler, resolveMaxBatchOperations } from './batch'
 import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
 import { logFailure, loggerOf, logRefusal } from '../../common/logger'
@@ -39,6 +41,11 @@ export interface GraphqlOptions {
   limits?: GraphqlLimits
   /** Subscriptions (GraphQL over WebSocket, graphql-ws) at the same path; `false` leaves them out. */
   subscriptions?: boolean
+  /**
+   * Most operations one POST may hold as a JSON array (a batch, default 10); `false` or 0 refuses arrays as
+   * any other malformed request.
+   */
+  maxBatchOperations?: number | false
 }
 
 /**
@@ -71,8 +78,11 @@ export function graphqlMiddleware(
     checkDocumentSize(source, limits.maxDocumentBytes)
     return documents.parse(source)
   }
-  const validationRules = [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))]
+  const sizes = limitPageSizes(resources)
+  const validationRules = [knownOperationTypes, operationLimits(limits, sizes)]
   const formatError = formatGraphqlError(log)
+  const execute = compiledExecution(schema)
+  const createContext = (ctx: Context) => createGraphqlContext(app, ctx, limits.maxConcurrentStatements)
   const websocket =
     options.subscriptions === false
       ? undefined
@@ -90,9 +100,9 @@ export function graphqlMiddleware(
     schema,
     parse: (source) => parse(typeof source === 'string' ? source : source.body),
     validate: documents.validate,
-    execute: compiledExecution(schema),
+    execute,
     validationRules,
-    context: (request) => createGraphqlContext(app, koaContext(request), limits.maxConcurrentStatements),
+    context: (request) => createContext(koaContext(request)),
     onOperation: (request, _args, result) => {
       if (result.errors) return dedupeErrors(result)
       try {
@@ -109,6 +119,23 @@ export function graphqlMiddleware(
   // A GET's data may come from any resource: one that opts out of caching leaves every GraphQL GET untagged.
   const optedOut = resources.some((resource) => resource.definition.caching?.enabled === false)
   const caching = resolveCaching(cachingOptions, optedOut ? { enabled: false } : undefined)
+  const maxBatchOperations = resolveMaxBatchOperations(options.maxBatchOperations)
+  const batch =
+    maxBatchOperations === undefined
+      ? undefined
+      : batchHandler({
+          schema,
+          parse,
+          validate: documents.validate,
+          // graphql-http adds its rules to graphql-js' own in the same way.
+          rules: [...specifiedRules, ...validationRules],
+          execute,
+          formatError,
+          context: createContext,
+          limits,
+          sizes,
+          maxOperations: maxBatchOperations
+        })
   const answer = async (ctx: Context, next: Next) => {
     await handle(ctx, next)
     const body = (ctx as GraphqlKoaContext)[SERIALIZED]
@@ -121,6 +148,9 @@ export function graphqlMiddleware(
     if (ctx.path !== path) return next()
     // graphql-http refuses HEAD (405): a 304 to a HEAD with a GET's tag would confirm what it never answers.
     if (ctx.method === 'HEAD') return answer(ctx, next)
+    // A batch is a POST only: GET requests carry one operation.
+    const body: unknown = (ctx.request as { body?: unknown }).body
+    if (batch && ctx.method === 'POST' && Array.isArray(body)) return batch(ctx, body)
     // Only a GET that answered data without errors is tagged: graphql-http refuses mutations over GET.
     await conditionalRead(
       ctx,

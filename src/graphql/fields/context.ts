@@ -20,6 +20,8 @@ export type GraphqlContext = {
   params: ServiceCaller['params']
   inTransaction: ServiceCaller['inTransaction']
   loaders: RelationLoaders
+  /** Drops what the relation loaders hold, so that reads after a write see it (between a batch's operations). */
+  forgetLoads(): void
   /** The events a WebSocket connection may subscribe to; absent over HTTP. */
   events?: SubscriptionSource
 }
@@ -70,7 +72,7 @@ export function graphqlContextOf(
 
 /** One operation's context: its params, its resources' services made on first use, its relation loaders. */
 class RequestContext implements ServiceCaller {
-  readonly loaders: RelationLoaders
+  loaders: RelationLoaders
   private readonly limited: ConcurrencyLimit
   /** Most operations read one or two resources: a list is found faster than a map is hashed. */
   private readonly services: Array<[ResolvedResource, GraphqlService]> = []
@@ -82,6 +84,10 @@ class RequestContext implements ServiceCaller {
     readonly events?: SubscriptionSource
   ) {
     this.limited = new ConcurrencyLimit(concurrentCalls)
+    this.loaders = new RelationLoaders(this)
+  }
+
+  forgetLoads() {
     this.loaders = new RelationLoaders(this)
   }
 
