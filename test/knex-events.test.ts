@@ -29,7 +29,7 @@ forEachDatabase("The knex instance hears the plugin's statements as knex reports
     db.on('query', onQuery)
     db.on('query-response', onResponse)
     try {
-      // A full page with the example's totalCount: the page and its count (side by side where the pool allows).
+      // A full page with the example's totalCount: the page, its count a subquery of its statement.
       const list = await env.server.http('GET', '/todo-items?limit=5')
       assert.equal(list.status, 200)
       assert.equal(list.body.totalCount, 30)
@@ -44,7 +44,7 @@ forEachDatabase("The knex instance hears the plugin's statements as knex reports
       db.removeListener('query', onQuery)
       db.removeListener('query-response', onResponse)
     }
-    assert.ok(asked.length >= 4, `statements heard: ${asked.length}`)
+    assert.ok(asked.length >= 3, `statements heard: ${asked.length}`)
     const ids = asked.map((query) => query.__knexQueryUid)
     assert.ok(
       ids.every((id) => typeof id === 'string' && id.length > 0),
