@@ -31,3 +31,18 @@ export function reportResponse(
   const { __knexUid, __knexTxId } = connection
   client.emit('query-response', response, { __knexUid, __knexTxId, ...query }, undefined)
 }
+
+/**
+ * Reports a statement's failure to `on('query-error')` listeners, as knex does, so that a listener pairing it
+ * with `on('query')` (a span, a timer) hears its end.
+ */
+export function reportError(
+  client: QueryEventSource,
+  connection: QueryConnection,
+  query: object,
+  error: unknown
+) {
+  if (client.listenerCount('query-error') === 0) return
+  const { __knexUid, __knexTxId } = connection
+  client.emit('query-error', error, { __knexUid, __knexTxId, ...query })
+}

@@ -29,6 +29,9 @@ import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
 import { logFailure, loggerOf, logRefusal } from '../../common/logger'
 import { conditionalRead, resolveCaching, type CachingOptions } from '../../feathers/conditional-read'
+import { requestTelemetry } from '../../telemetry/request-telemetry'
+import { countLimitRefusal, countRefusal } from '../../telemetry/telemetry'
+import { describeOperation } from './operation-telemetry'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -93,7 +96,8 @@ export function graphqlMiddleware(
     execute: compiledExecution(schema),
     validationRules,
     context: (request) => createGraphqlContext(app, koaContext(request), limits.maxConcurrentStatements),
-    onOperation: (request, _args, result) => {
+    onOperation: (request, args, result) => {
+      describeOperation(args.document, args.operationName)
       if (result.errors) return dedupeErrors(result)
       try {
         koaContext(request)[SERIALIZED] = JSON.stringify(result)
@@ -104,7 +108,12 @@ export function graphqlMiddleware(
       }
       return SERIALIZED_ELSEWHERE
     },
-    formatError
+    // graphql-http formats each error of a response once: each refusal by a limit is counted here.
+    formatError: (error) => {
+      const formatted = formatError(error)
+      countLimitRefusal(formatted)
+      return formatted
+    }
   })
   // A GET's data may come from any resource: one that opts out of caching leaves every GraphQL GET untagged.
   const optedOut = resources.some((resource) => resource.definition.caching?.enabled === false)
@@ -117,15 +126,18 @@ export function graphqlMiddleware(
       describeRefusal(ctx)
     else if (ctx.status >= 400) codeRefusal(ctx)
   }
-  const middleware = async (ctx: Context, next: Next) => {
-    if (ctx.path !== path) return next()
-    // Only a GET that answered data without errors is tagged: graphql-http refuses mutations over GET.
-    await conditionalRead(
+  const telemetry = requestTelemetry({ surface: 'graphql', route: () => path, spanName: 'graphql' })
+  // Only a GET that answered data without errors is tagged: graphql-http refuses mutations over GET.
+  const conditionalAnswer = (ctx: Context, next: Next) =>
+    conditionalRead(
       ctx,
       caching,
       () => answer(ctx, next),
       () => (ctx as GraphqlKoaContext)[SERIALIZED] !== undefined
     )
+  const middleware = async (ctx: Context, next: Next) => {
+    if (ctx.path !== path) return next()
+    await telemetry(ctx, () => conditionalAnswer(ctx, next))
   }
   return Object.assign(middleware, { schema, path, websocket })
 }
@@ -185,6 +197,7 @@ function refusal(ctx: Context): [string, string] {
  */
 function describeRefusal(ctx: Context) {
   const [code, message] = refusal(ctx)
+  if (GRAPHQL_HTTP_REFUSALS[ctx.status]) countRefusal(code)
   answerKeepingStatus(ctx, graphqlErrorBody(message, { code }))
 }
 
