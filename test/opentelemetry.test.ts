@@ -11,6 +11,8 @@ import {
 import { forEachDatabase } from './support/server'
 import { clearTables, seedSubTasks, seedTodoItems } from './support/seed'
 import { graphql } from './support/graphql'
+import { graphqlWsClient } from './support/graphql-ws'
+import { pollUntil } from './support/eventually'
 
 /** A metric reader the test collects from when it wants. */
 class CollectingReader extends MetricReader {
@@ -204,6 +206,30 @@ describe('OpenTelemetry', () => {
       }
       assert.ok(below.some((span) => span.name === 'sub-tasks.find'))
       assertNoBoundValue(spans)
+    })
+
+    it('a subscription counted open while it runs, and the events published to it', async () => {
+      const open = () => metricTotal('feathers_query.subscriptions.open')
+      const published = () =>
+        metricTotal('feathers_query.events.published', { 'feathers_query.event': 'created' })
+      const [openBefore, publishedBefore] = [await open(), await published()]
+      const client = graphqlWsClient(env.server)
+      const heard: unknown[] = []
+      const stop = client.subscribe(
+        { query: 'subscription { createdTodoItem { title } }' },
+        { next: (value) => heard.push(value), error: () => {}, complete: () => {} }
+      )
+      try {
+        await pollUntil(async () => (await open()) === openBefore + 1, 'the subscription counted open')
+        const created = await env.server.http('POST', '/todo-items', { title: 'heard' })
+        assert.equal(created.status, 201)
+        await pollUntil(() => heard.length === 1, 'the event')
+        assert.equal(await published(), publishedBefore + 1)
+      } finally {
+        stop()
+        await client.dispose()
+      }
+      await pollUntil(async () => (await open()) === openBefore, 'the subscription counted closed')
     })
 
     it('a refused request: counted by the limit that refused it, the span with its status', async () => {
