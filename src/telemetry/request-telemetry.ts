@@ -11,15 +11,20 @@ export interface RequestTelemetry {
   spanName?: string
 }
 
+type Handler = (ctx: Context, next: Next) => Promise<unknown>
+
+const passOn: Handler = (_ctx, next) => next()
+
 /**
- * Koa middleware: a span per request of the plugin's HTTP surfaces, active while the request is handled (the
- * service calls' spans nest under it), named and described as OpenTelemetry's HTTP conventions say, and the
- * request counted. Neither without a registered SDK.
+ * Koa middleware: `handle` (by default, the middleware after this one) inside a span per request of the
+ * plugin's HTTP surfaces, active while the request is handled (the service calls' spans nest under it), named
+ * and described as OpenTelemetry's HTTP conventions say, and the request counted. Neither without a
+ * registered SDK, and then no closure or object is made either.
  */
-export function requestTelemetry(options: RequestTelemetry) {
+export function requestTelemetry(options: RequestTelemetry, handle: Handler = passOn) {
   return async (ctx: Context, next: Next) => {
     const traced = tracing()
-    if (!traced && !metering()) return next()
+    if (!traced && !metering()) return handle(ctx, next)
     const method = ctx.method
     const span = traced
       ? tracer.startSpan(options.spanName ?? method, {
@@ -30,7 +35,9 @@ export function requestTelemetry(options: RequestTelemetry) {
       : undefined
     let failure: unknown
     try {
-      await (span ? context.with(trace.setSpan(context.active(), span), next) : next())
+      await (span
+        ? context.with(trace.setSpan(context.active(), span), handle, undefined, ctx, next)
+        : handle(ctx, next))
     } catch (error) {
       failure = error
       throw error

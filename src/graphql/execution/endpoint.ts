@@ -126,7 +126,6 @@ export function graphqlMiddleware(
       describeRefusal(ctx)
     else if (ctx.status >= 400) codeRefusal(ctx)
   }
-  const telemetry = requestTelemetry({ surface: 'graphql', route: () => path, spanName: 'graphql' })
   // Only a GET that answered data without errors is tagged: graphql-http refuses mutations over GET.
   const conditionalAnswer = (ctx: Context, next: Next) =>
     conditionalRead(
@@ -135,9 +134,13 @@ export function graphqlMiddleware(
       () => answer(ctx, next),
       () => (ctx as GraphqlKoaContext)[SERIALIZED] !== undefined
     )
+  const observed = requestTelemetry(
+    { surface: 'graphql', route: () => path, spanName: 'graphql' },
+    conditionalAnswer
+  )
   const middleware = async (ctx: Context, next: Next) => {
     if (ctx.path !== path) return next()
-    await telemetry(ctx, () => conditionalAnswer(ctx, next))
+    await observed(ctx, next)
   }
   return Object.assign(middleware, { schema, path, websocket })
 }
