@@ -27,9 +27,7 @@ export function reportResponse(
   query: object,
   response: unknown
 ) {
-  if (client.listenerCount('query-response') === 0) return
-  const { __knexUid, __knexTxId } = connection
-  client.emit('query-response', response, { __knexUid, __knexTxId, ...query }, undefined)
+  report(client, 'query-response', response, connection, query)
 }
 
 /**
@@ -42,7 +40,17 @@ export function reportError(
   query: object,
   error: unknown
 ) {
-  if (client.listenerCount('query-error') === 0) return
+  report(client, 'query-error', error, connection, query)
+}
+
+function report(
+  client: QueryEventSource,
+  event: 'query-response' | 'query-error',
+  outcome: unknown,
+  connection: QueryConnection,
+  query: object
+) {
+  if (client.listenerCount(event) === 0) return
   const { __knexUid, __knexTxId } = connection
-  client.emit('query-error', error, { __knexUid, __knexTxId, ...query })
+  client.emit(event, outcome, { __knexUid, __knexTxId, ...query }, undefined)
 }
