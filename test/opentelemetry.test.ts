@@ -115,6 +115,7 @@ describe('OpenTelemetry', () => {
         'http.response.status_code': 200
       })
       const waitsBefore = await metricTotal('db.client.connection.wait_time', { 'db.system.name': system() })
+      const timedBefore = await metricTotal('http.server.request.duration', { 'http.route': '/todo-items' })
       const response = await env.server.http('GET', `/todo-items?title=${NEEDLE}`)
       assert.equal(response.status, 200)
       assert.equal(response.body.totalCount, 1)
@@ -158,6 +159,10 @@ describe('OpenTelemetry', () => {
       )
       assert.ok(
         (await metricTotal('db.client.connection.wait_time', { 'db.system.name': system() })) > waitsBefore
+      )
+      assert.equal(
+        await metricTotal('http.server.request.duration', { 'http.route': '/todo-items' }),
+        timedBefore + 1
       )
     })
 

@@ -25,6 +25,7 @@ export function requestTelemetry(options: RequestTelemetry, handle: Handler = pa
   return async (ctx: Context, next: Next) => {
     const traced = tracing()
     if (!traced && !metering()) return handle(ctx, next)
+    const started = performance.now()
     const method = ctx.method
     const span = traced
       ? tracer.startSpan(options.spanName ?? method, {
@@ -46,7 +47,9 @@ export function requestTelemetry(options: RequestTelemetry, handle: Handler = pa
       const route = options.route(ctx)
       const attributes: Attributes = { 'http.request.method': method, 'http.response.status_code': status }
       if (route !== undefined) attributes['http.route'] = route
-      instruments().requests.add(1, { ...attributes, 'feathers_query.surface': options.surface })
+      const { requests, requestDuration } = instruments()
+      requestDuration.record((performance.now() - started) / 1000, attributes)
+      requests.add(1, { ...attributes, 'feathers_query.surface': options.surface })
       if (span)
         endRequestSpan(span, attributes, options.spanName ? undefined : `${method} ${route ?? ''}`.trim())
     }

@@ -30,6 +30,8 @@ export function tracing() {
 export interface Instruments {
   /** Requests answered by the REST routes and the GraphQL endpoint. */
   requests: Counter
+  /** How long the plugin's HTTP surfaces took to answer (OpenTelemetry's `http.server.request.duration`). */
+  requestDuration: Histogram
   /** Requests refused by one of the plugin's limits, by the limit's name. */
   refusals: Counter
   /** Service events the plugin emitted to the application's channels and subscriptions. */
@@ -65,6 +67,10 @@ function current() {
     requests: meter.createCounter('feathers_query.requests', {
       description: 'Requests answered by the REST routes and the GraphQL endpoint',
       unit: '{request}'
+    }),
+    requestDuration: meter.createHistogram('http.server.request.duration', {
+      description: 'Duration of HTTP server requests',
+      unit: 's'
     }),
     refusals: meter.createCounter('feathers_query.refusals', {
       description: 'Requests and operations refused by a limit, by the limit',
