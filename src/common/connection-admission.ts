@@ -1,3 +1,5 @@
+import { countRefusal } from '../telemetry/telemetry'
+
 export interface ConnectionLimits {
   maxConnections: number
   maxConnectionsPerUser: number
@@ -15,10 +17,12 @@ export function connectionAdmission(limits: ConnectionLimits, what: string) {
     /** Takes a place for `caller`'s connection, or answers why there is none. */
     admit(caller: string): string | undefined {
       if (open >= limits.maxConnections) {
+        countRefusal('maxConnections')
         return `The server takes at most ${limits.maxConnections} ${what}`
       }
       const held = perCaller.get(caller) ?? 0
       if (held >= limits.maxConnectionsPerUser) {
+        countRefusal('maxConnectionsPerUser')
         return `At most ${limits.maxConnectionsPerUser} ${what} per user`
       }
       open++

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { betterSqliteClient, type BetterSqliteClient } from './better-sqlite3'
-import { queryUid, reportResponse } from './query-events'
+import { queryUid, reportError, reportResponse } from './query-events'
 
 /** A better-sqlite3 connection, as far as the plugin's own reads use it. */
 interface PreparingConnection {
@@ -76,7 +76,13 @@ export async function allPrepared(knex: Knex, sql: string, bindings: unknown[], 
     client.emit('query', { __knexUid, __knexTxId, ...query })
     let prepared = preparedBy.get(connection)
     if (!prepared) preparedBy.set(connection, (prepared = new PreparedStatements(connection)))
-    const rows = prepared.get(sql, maxBytes).all(client._formatBindings(bindings))
+    let rows: unknown
+    try {
+      rows = prepared.get(sql, maxBytes).all(client._formatBindings(bindings))
+    } catch (error) {
+      reportError(client, connection, query, error)
+      throw error
+    }
     const response = client.postProcessResponse(rows, undefined) as Array<Record<string, unknown>>
     reportResponse(client, connection, query, response)
     return response

@@ -27,7 +27,30 @@ export function reportResponse(
   query: object,
   response: unknown
 ) {
-  if (client.listenerCount('query-response') === 0) return
+  report(client, 'query-response', response, connection, query)
+}
+
+/**
+ * Reports a statement's failure to `on('query-error')` listeners, as knex does, so that a listener pairing it
+ * with `on('query')` (a span, a timer) hears its end.
+ */
+export function reportError(
+  client: QueryEventSource,
+  connection: QueryConnection,
+  query: object,
+  error: unknown
+) {
+  report(client, 'query-error', error, connection, query)
+}
+
+function report(
+  client: QueryEventSource,
+  event: 'query-response' | 'query-error',
+  outcome: unknown,
+  connection: QueryConnection,
+  query: object
+) {
+  if (client.listenerCount(event) === 0) return
   const { __knexUid, __knexTxId } = connection
-  client.emit('query-response', response, { __knexUid, __knexTxId, ...query }, undefined)
+  client.emit(event, outcome, { __knexUid, __knexTxId, ...query }, undefined)
 }

@@ -7,6 +7,7 @@ import type { ResourceParams, ResourceRecord } from '../model/records'
 import { copyWith } from '../common/copy-with'
 import { callerAccess } from '../authorization/field-rules'
 import { logFailure, loggerOf } from '../common/logger'
+import { instruments, metering } from '../telemetry/telemetry'
 
 /** The events of the write methods; the plugin emits them itself, with what clients may see. */
 export const WRITE_EVENTS: Record<string, string> = {
@@ -100,7 +101,9 @@ export function externalRecords() {
     }
     const event = context.event
     const emit = () => {
-      for (const record of Array.isArray(external) ? external : [external]) {
+      const records = Array.isArray(external) ? external : [external]
+      if (metering()) countPublished(context.path, event, records.length)
+      for (const record of records) {
         try {
           emitter.emit(event, record, context)
         } catch (error) {
@@ -115,4 +118,8 @@ export function externalRecords() {
     emit()
     await eventsHandedToBroker(context.app)
   }
+}
+
+function countPublished(path: string, event: string, count: number) {
+  instruments().eventsPublished.add(count, { 'feathers.service.path': path, 'feathers_query.event': event })
 }

@@ -3,6 +3,7 @@ import type { Application } from '@feathersjs/koa'
 import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { PayloadTooLarge, RequestHeaderFieldsTooLarge } from '../common/errors'
+import { countRefusal } from '../telemetry/telemetry'
 
 /**
  * What Node answers itself, before any middleware, to a request it cannot read, as Feathers errors: Node's
@@ -29,6 +30,7 @@ function answerClientError(this: Server, error: Error & { code?: string }, socke
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const refusal = refusalOf(error.code)
+    countRefusal(error.code ?? 'HPE_INVALID')
     const body = JSON.stringify(refusal.toJSON())
     socket.write(
       `HTTP/1.1 ${refusal.code} ${STATUS_CODES[refusal.code]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -26,6 +26,7 @@ import type { FeathersQueryOptions } from './options'
 import type { FeathersQueryState } from '../declarations'
 import { setFeathersQueryState } from '../state'
 import { checkDatabaseSchema } from '../schema/check'
+import { instrumentDatabase } from '../dialect/statement-telemetry'
 
 /** One `feathersQuery()` call's resources, named in messages about them. */
 function describeCall(resources: ResolvedResource[]) {
@@ -158,6 +159,7 @@ class Registry {
       for (const relation of resource.relationMap.values()) this.checkSameDatabase(resource, relation)
     }
     const databases = [...new Set(this.models.values())]
+    for (const database of databases) instrumentDatabase(database)
     this.surfaces = buildSurfaces(this.app, resources, this.options.current(), databases)
     this.state.graphqlSchema = this.surfaces.graphql?.schema
     this.state.graphqlPath = this.surfaces.graphql?.path

@@ -5,6 +5,7 @@ import type { ResolvedResource } from '../resource/resolved'
 import type { QueryLimits } from '../resource/query-limits'
 import { ResourceService, resourceService } from '../service/resource-service'
 import { resourceHooks } from '../service/hooks'
+import { serviceSpan } from '../feathers/service-span'
 import { transactional } from '../service/transaction'
 import { keepWrittenRecords } from '../service/written-records'
 import { checkQueryString } from '../rest/query-string'
@@ -60,6 +61,7 @@ export function registerService(app: Application, resource: ResolvedResource, op
   privateEvents(app, app.service(resource.basePath), EVENTS)
   app.service(resource.basePath).hooks({
     around: {
+      all: [serviceSpan],
       create: [transactionHook, keepWrittenRecords],
       update: [transactionHook, keepWrittenRecords],
       patch: [transactionHook, keepWrittenRecords],

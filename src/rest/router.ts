@@ -19,6 +19,7 @@ import { aggregateRoute } from './aggregate-route'
 import { copyWith } from '../common/copy-with'
 import { conditionalRead, resolveCaching, type CachingOptions } from '../feathers/conditional-read'
 import { tagRecord, versionedRead } from './record-etag'
+import { requestTelemetry } from '../telemetry/request-telemetry'
 
 /** `:id` unless the endpoint sets its own path, which must still carry the id. */
 export function memberPath(resource: ResolvedResource, path: string | undefined, option: string) {
@@ -204,8 +205,15 @@ export function restRouter(
   caching?: CachingOptions
 ) {
   const router = new Router()
+  router.use(requestTelemetry({ surface: 'rest', route: matchedRoute }) as never)
   // Behind Feathers' REST transport the service's own middleware checks the query string (see the plugin).
   if (!feathersRest) router.use(checkQueryString)
   resourceRoutes(router, app, resource, feathersRest, caching)
   return router
+}
+
+/** The template of the route @koa/router matched (`/todo-items/:id`). */
+function matchedRoute(ctx: Context) {
+  const route = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute
+  return typeof route === 'string' ? route : undefined
 }

@@ -31,6 +31,9 @@ import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
 import { logFailure, loggerOf, logRefusal } from '../../common/logger'
 import { conditionalRead, resolveCaching, type CachingOptions } from '../../feathers/conditional-read'
+import { requestTelemetry } from '../../telemetry/request-telemetry'
+import { countLimitRefusal, countRefusal } from '../../telemetry/telemetry'
+import { describeOperation } from './operation-telemetry'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -103,7 +106,8 @@ export function graphqlMiddleware(
     execute,
     validationRules,
     context: (request) => createContext(koaContext(request)),
-    onOperation: (request, _args, result) => {
+    onOperation: (request, args, result) => {
+      describeOperation(args.document, args.operationName)
       if (result.errors) return dedupeErrors(result)
       try {
         koaContext(request)[SERIALIZED] = JSON.stringify(result)
@@ -114,7 +118,12 @@ export function graphqlMiddleware(
       }
       return SERIALIZED_ELSEWHERE
     },
-    formatError
+    // graphql-http formats each error of a response once: each refusal by a limit is counted here.
+    formatError: (error) => {
+      const formatted = formatError(error)
+      countLimitRefusal(formatted)
+      return formatted
+    }
   })
   // A GET's data may come from any resource: one that opts out of caching leaves every GraphQL GET untagged.
   const optedOut = resources.some((resource) => resource.definition.caching?.enabled === false)
@@ -144,20 +153,26 @@ export function graphqlMiddleware(
       describeRefusal(ctx)
     else if (ctx.status >= 400) codeRefusal(ctx)
   }
-  const middleware = async (ctx: Context, next: Next) => {
-    if (ctx.path !== path) return next()
-    // graphql-http refuses HEAD (405): a 304 to a HEAD with a GET's tag would confirm what it never answers.
-    if (ctx.method === 'HEAD') return answer(ctx, next)
-    // A batch is a POST only: GET requests carry one operation.
-    const body: unknown = (ctx.request as { body?: unknown }).body
-    if (batch && ctx.method === 'POST' && Array.isArray(body)) return batch(ctx, body)
-    // Only a GET that answered data without errors is tagged: graphql-http refuses mutations over GET.
-    await conditionalRead(
+  // Only a GET that answered data without errors is tagged: graphql-http refuses mutations over GET.
+  const conditionalAnswer = (ctx: Context, next: Next) =>
+    conditionalRead(
       ctx,
       caching,
       () => answer(ctx, next),
       () => (ctx as GraphqlKoaContext)[SERIALIZED] !== undefined
     )
+  const routed = (ctx: Context, next: Next) => {
+    // graphql-http refuses HEAD (405): a 304 to a HEAD with a GET's tag would confirm what it never answers.
+    if (ctx.method === 'HEAD') return answer(ctx, next)
+    // A batch is a POST only: GET requests carry one operation.
+    const body: unknown = (ctx.request as { body?: unknown }).body
+    if (batch && ctx.method === 'POST' && Array.isArray(body)) return batch(ctx, body)
+    return conditionalAnswer(ctx, next)
+  }
+  const observed = requestTelemetry({ surface: 'graphql', route: () => path, spanName: 'graphql' }, routed)
+  const middleware = async (ctx: Context, next: Next) => {
+    if (ctx.path !== path) return next()
+    await observed(ctx, next)
   }
   return Object.assign(middleware, { schema, path, websocket })
 }
@@ -217,6 +232,7 @@ function refusal(ctx: Context): [string, string] {
  */
 function describeRefusal(ctx: Context) {
   const [code, message] = refusal(ctx)
+  if (GRAPHQL_HTTP_REFUSALS[ctx.status]) countRefusal(code)
   answerKeepingStatus(ctx, graphqlErrorBody(message, { code }))
 }
 

@@ -1,4 +1,11 @@
-import { GraphQLError, Lexer, Source, TokenKind, type ValidationRule } from 'graphql'
+import {
+  GraphQLError,
+  Lexer,
+  Source,
+  TokenKind,
+  type OperationDefinitionNode,
+  type ValidationRule
+} from 'graphql'
 import { ConfigurationError } from '../../common/errors'
 import type { PageSizes } from '../../resource/resolved'
 import { OperationCost } from './operation-cost'
@@ -122,6 +129,17 @@ function tooDeeplyNested(what: string, code: string) {
 }
 
 /**
+ * The cost and SQL statements each validated operation was measured at. Validation runs once per cached
+ * document, so its nodes keep the numbers for the operation's span.
+ */
+const measuredOperations = new WeakMap<OperationDefinitionNode, { cost: number; statements: number }>()
+
+/** What `operation` was measured at when it was validated. */
+export function measuredOperation(operation: OperationDefinitionNode) {
+  return measuredOperations.get(operation)
+}
+
+/**
  * Refuses operations that would cost the server too much before anything runs: too deep, too many records
  * and fields in all (connections multiply what they select by their page size, aggregates by their groups),
  * or too many SQL statements.
@@ -132,6 +150,7 @@ export function operationLimits(limits: Required<GraphqlLimits>, sizes: PageSize
       const measured = new OperationCost(context, sizes, limits)
       measured.walkOperation(operation)
       const { depth, cost, statements } = measured
+      measuredOperations.set(operation, { cost, statements })
       if (depth > limits.maxDepth) {
         context.reportError(
           // The walk goes no further than one level too deep, so the depth itself is not known.

@@ -9,6 +9,7 @@ import type { Filter } from '../../model/query'
 import type { ResolvedResource } from '../../resource/resolved'
 import type { ResourceParams, ResourceRecord } from '../../model/records'
 import type { SubscriptionKind } from '../fields/context'
+import { instruments } from '../../telemetry/telemetry'
 
 export interface Subscriber {
   kind: SubscriptionKind
@@ -65,8 +66,11 @@ export class ResourceEvents {
   add(subscriber: Subscriber): () => void {
     if (this.subscribers.size === 0) this.listen()
     this.subscribers.add(subscriber)
+    const attributes = { 'feathers.service.path': this.resource.basePath }
+    instruments().subscriptionsOpen.add(1, attributes)
     return () => {
       if (!this.subscribers.delete(subscriber)) return
+      instruments().subscriptionsOpen.add(-1, attributes)
       if (this.subscribers.size === 0) this.stopListening()
     }
   }

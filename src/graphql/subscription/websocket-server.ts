@@ -20,6 +20,7 @@ import { eventStream } from './event-stream'
 import { connectionAdmission, type ConnectionLimits } from '../../common/connection-admission'
 import { ResourceEvents } from './resource-events'
 import { copyWith } from '../../common/copy-with'
+import { countLimitRefusal, countRefusal } from '../../telemetry/telemetry'
 
 /** Close code of a connection whose client left more than `maxQueuedEvents` events of a subscription unread. */
 export const SLOW_CONSUMER_CLOSE_CODE = 4429
@@ -139,6 +140,7 @@ function eventsOf(
 }
 
 function tooManySubscriptions(maxSubscriptions: number) {
+  countRefusal('maxSubscriptions')
   return new GraphQLError(`A connection runs at most ${maxSubscriptions} operations at once.`, {
     extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', maxSubscriptions }
   })
@@ -197,13 +199,20 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
       try {
         document = options.parse(payload.query)
       } catch (error) {
-        if (error instanceof GraphQLError) return [options.formatError(error)]
-        throw error
+        if (!(error instanceof GraphQLError)) throw error
+        countLimitRefusal(error)
+        return [options.formatError(error)]
       }
       const errors = options.validate(options.schema, document, rules)
-      if (errors.length) return errors.map(options.formatError)
+      if (errors.length) {
+        errors.forEach(countLimitRefusal)
+        return errors.map(options.formatError)
+      }
       const tooDeep = options.checkVariables(payload.variables)
-      if (tooDeep) return [options.formatError(tooDeep)]
+      if (tooDeep) {
+        countLimitRefusal(tooDeep)
+        return [options.formatError(tooDeep)]
+      }
       const params = connections.get(context)?.params ?? {}
       const events = eventsOf(hubs, limits.maxQueuedEvents, params, context.extra.socket)
       const contextValue = graphqlContextOf(app, params, limits.maxConcurrentStatements, events)
