@@ -1,4 +1,5 @@
 import type { Application } from '@feathersjs/koa'
+import { specifiedRules, type GraphQLError } from 'graphql'
 import type { Response } from 'graphql-http'
 import { createHandler, type RequestContext } from 'graphql-http/lib/use/koa'
 import type { Context, Next } from '../../common/koa'
@@ -29,6 +30,8 @@ import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
 import { logFailure, loggerOf, logRefusal } from '../../common/logger'
 import { conditionalRead, resolveCaching, type CachingOptions } from '../../feathers/conditional-read'
+import { notRegistered, TrustedDocuments, type TrustedDocumentsOptions } from './trusted-documents'
+import { persistedRequestParams } from './persisted-request'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -39,6 +42,8 @@ export interface GraphqlOptions {
   limits?: GraphqlLimits
   /** Subscriptions (GraphQL over WebSocket, graphql-ws) at the same path; `false` leaves them out. */
   subscriptions?: boolean
+  /** The documents clients may run by id, and whether only they may run (docs/guide/trusted-documents.md). */
+  trustedDocuments?: TrustedDocumentsOptions
 }
 
 /**
@@ -66,12 +71,33 @@ export function graphqlMiddleware(
     validateWithCode,
     limits.documentCacheBytes
   )
-  // Over HTTP and WebSocket alike: too large a document is refused before it is parsed.
+  const validationRules = [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))]
+  // Registered documents are parsed, validated and costed here, once: an invalid one stops the start.
+  const trusted = new TrustedDocuments(
+    options.trustedDocuments,
+    (source) => {
+      try {
+        const document = documents.parse(source)
+        // The rules graphql-http validates with: the cached result is the one it will find.
+        return {
+          document,
+          errors: documents.validate(schema, document, [...specifiedRules, ...validationRules])
+        }
+      } catch (error) {
+        return { errors: [error as GraphQLError] }
+      }
+    },
+    limits.documentCacheBytes
+  )
+  // Over HTTP and WebSocket alike: too large a document is refused before it is parsed, and where only
+  // registered documents run, any other is (HTTP refuses it earlier, with a 400).
   const parse = (source: string) => {
+    const registered = trusted.parsed(source)
+    if (registered) return registered
+    if (trusted.enforced) throw notRegistered()
     checkDocumentSize(source, limits.maxDocumentBytes)
     return documents.parse(source)
   }
-  const validationRules = [knownOperationTypes, operationLimits(limits, limitPageSizes(resources))]
   const formatError = formatGraphqlError(log)
   const websocket =
     options.subscriptions === false
@@ -88,6 +114,7 @@ export function graphqlMiddleware(
         })
   const handle = createHandler<GraphqlContext>({
     schema,
+    parseRequestParams: persistedRequestParams(trusted),
     parse: (source) => parse(typeof source === 'string' ? source : source.body),
     validate: documents.validate,
     execute: compiledExecution(schema),
