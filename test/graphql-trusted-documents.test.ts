@@ -154,6 +154,8 @@ forEachDatabase(
       const refused = await post(env.server, { query: UNREGISTERED })
       assert.equal(refused.status, 400)
       assert.deepEqual(codes(refused.body), ['PERSISTED_QUERY_REQUIRED'])
+      // The function's documents are known once asked for by id.
+      await get(env.server, { documentId: 'titles' })
       const known = await post(env.server, { query: TITLES })
       assert.deepEqual(titles(known.body), ['alpha', 'bravo'])
       const client = graphqlWsClient(env.server)
