@@ -4,6 +4,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import knex from 'knex'
+import { feathers } from '@feathersjs/feathers'
+import { koa } from '@feathersjs/koa'
+import { feathersQuery } from '../src'
 import { forEachDatabase, startServer, type TestServer } from './support/server'
 import { databaseLabel, databaseNames } from './support/databases'
 import { pluginApp } from './support/plugin-app'
@@ -217,20 +220,32 @@ for (const database of databaseNames) {
 
 // Start-up only: registration never reaches the database, so one (SQLite in memory) shows it.
 describe('GraphQL trusted documents: registration', () => {
-  const start = async (documents: TrustedDocumentsOptions['documents']) => {
+  const start = async (
+    documents: TrustedDocumentsOptions['documents'],
+    { configured = false, mode }: { configured?: boolean; mode?: string } = {}
+  ) => {
     const db = knex({
       client: 'better-sqlite3',
       connection: { filename: ':memory:' },
       useNullAsDefault: true
     })
+    const trustedDocuments = { documents, ...(mode ? { mode } : {}) } as TrustedDocumentsOptions
     try {
-      const { app } = pluginApp(db, exampleResources, {
-        plugin: { checkSchema: false, graphql: { trustedDocuments: { documents } } }
-      })
+      const { app } = configured
+        ? inConfiguration(db, { checkSchema: false, graphql: { trustedDocuments } })
+        : pluginApp(db, exampleResources, { plugin: { checkSchema: false, graphql: { trustedDocuments } } })
       await app.setup()
     } finally {
       await db.destroy()
     }
+  }
+
+  /** The plugin with its options in the application's configuration (key feathersQuery), as JSON. */
+  const inConfiguration = (db: knex.Knex, configuration: unknown) => {
+    const app = koa(feathers())
+    app.set('feathersQuery', configuration)
+    app.configure(feathersQuery({ Model: db, resources: exampleResources }))
+    return { app }
   }
 
   it('refuses to start with a document that cannot run, naming it', async () => {
@@ -240,6 +255,20 @@ describe('GraphQL trusted documents: registration', () => {
     })
     await assert.rejects(start({ unparsable: '{ todoItems ' }), {
       message: /"unparsable" cannot run: Syntax/
+    })
+  })
+
+  it('takes them from the configuration too, and refuses an unknown mode', async () => {
+    await assert.rejects(start({ broken: '{ nope }' }, { configured: true }), {
+      message: /"broken" cannot run/
+    })
+    await assert.rejects(start({ ok: TITLES }, { configured: true, mode: 'strict' }), {
+      name: 'ConfigurationError',
+      message: /mode/
+    })
+    await assert.rejects(start({ ok: TITLES }, { mode: 'strict' }), {
+      name: 'ConfigurationError',
+      message: /mode must be 'enforce' or 'allow-any'/
     })
   })
 
