@@ -135,6 +135,7 @@ forEachDatabase(
 let asked: string[] = []
 const lookup = (id: string) => {
   asked.push(id)
+  if (id === 'unreachable') throw new Error('connect ECONNREFUSED 10.0.0.5:6379')
   return Object.hasOwn(DOCUMENTS, id) ? DOCUMENTS[id as keyof typeof DOCUMENTS] : undefined
 }
 
@@ -151,6 +152,13 @@ forEachDatabase(
         assert.deepEqual(titles(response.body), ['alpha', 'bravo'])
       }
       assert.deepEqual(asked, ['titles'])
+    })
+
+    it('answers a failing lookup with a 500 that keeps its message from the client', async () => {
+      const response = await get(env.server, { documentId: 'unreachable' })
+      assert.equal(response.status, 500)
+      assert.deepEqual(codes(response.body), ['INTERNAL_SERVER_ERROR'])
+      assert.doesNotMatch(response.text, /ECONNREFUSED/)
     })
 
     it('refuses a document it does not know, over HTTP and over WebSocket, and runs one it knows', async () => {

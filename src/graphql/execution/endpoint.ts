@@ -114,7 +114,7 @@ export function graphqlMiddleware(
         })
   const handle = createHandler<GraphqlContext>({
     schema,
-    parseRequestParams: persistedRequestParams(trusted),
+    parseRequestParams: persistedRequestParams(trusted, log),
     parse: (source) => parse(typeof source === 'string' ? source : source.body),
     validate: documents.validate,
     execute: compiledExecution(schema),

@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql'
 import { parseRequestParams, type Request, type RequestParams, type Response } from 'graphql-http'
 import { graphqlErrorBody } from './error-codes'
 import { NOT_REGISTERED, sha256, type TrustedDocuments } from './trusted-documents'
@@ -16,7 +17,22 @@ interface Named {
  * goes on as if the client had sent it (a mutation over GET is refused as ever). Enforced, a document that is
  * not registered is refused before it is parsed.
  */
-export function persistedRequestParams<Raw, Context>(trusted: TrustedDocuments) {
+export function persistedRequestParams<Raw, Context>(
+  trusted: TrustedDocuments,
+  log: (error: unknown) => void
+) {
+  // The application's lookup failing (its store unreachable) is the server's failure: logged, its message
+  // (which may name hosts) kept from the client. A document it found that cannot run answers its errors.
+  const find = async (id: string) => {
+    try {
+      return { text: await trusted.find(id) }
+    } catch (error) {
+      if (error instanceof GraphQLError) throw error
+      log(error)
+      return { failed: refuse(500, 'Internal server error', 'INTERNAL_SERVER_ERROR') }
+    }
+  }
+
   return async (request: Request<Raw, Context>): Promise<RequestParams | Response> => {
     // The body is read once, here, and handed on read.
     const body = typeof request.body === 'function' ? await request.body() : request.body
@@ -28,7 +44,8 @@ export function persistedRequestParams<Raw, Context>(trusted: TrustedDocuments) 
       if (typeof documentId !== 'string') return refuse(400, 'documentId must be a string', 'BAD_REQUEST')
       if (query !== undefined && query !== null)
         return refuse(400, 'Send a documentId or a query, not both', 'BAD_REQUEST')
-      const text = await trusted.find(documentId)
+      const { text, failed } = await find(documentId)
+      if (failed) return failed
       if (text === undefined)
         return refuse(400, `No document is registered as "${documentId}"`, 'PERSISTED_QUERY_NOT_FOUND')
       return parseRequestParams(withQuery(read, text))
@@ -37,7 +54,8 @@ export function persistedRequestParams<Raw, Context>(trusted: TrustedDocuments) 
       if (typeof hash !== 'string')
         return refuse(400, 'extensions.persistedQuery.sha256Hash must be a string', 'BAD_REQUEST')
       if (typeof query !== 'string') {
-        const text = await trusted.find(hash)
+        const { text, failed } = await find(hash)
+        if (failed) return failed
         // Apollo's clients answer this one by sending the document with its hash: a 200, as they expect.
         if (text === undefined) return refuse(200, 'PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND')
         return parseRequestParams(withQuery(read, text))
@@ -52,13 +70,15 @@ export function persistedRequestParams<Raw, Context>(trusted: TrustedDocuments) 
   }
 }
 
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 500: 'Internal Server Error' }
+
 /** The GraphQL refusal graphql-http answers as it is. */
 function refuse(status: number, message: string, code: string): Response {
   return [
     JSON.stringify(graphqlErrorBody(message, { code })),
     {
       status,
-      statusText: status === 200 ? 'OK' : 'Bad Request',
+      statusText: STATUS_TEXT[status],
       headers: { 'content-type': 'application/json; charset=utf-8' }
     }
   ]
