@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http'
 import { GraphQLError } from 'graphql'
 import { parseRequestParams, type Request, type RequestParams, type Response } from 'graphql-http'
 import { graphqlErrorBody } from './error-codes'
@@ -70,15 +71,13 @@ export function persistedRequestParams<Raw, Context>(
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 500: 'Internal Server Error' }
-
 /** The GraphQL refusal graphql-http answers as it is. */
 function refuse(status: number, message: string, code: string): Response {
   return [
     JSON.stringify(graphqlErrorBody(message, { code })),
     {
       status,
-      statusText: STATUS_TEXT[status],
+      statusText: STATUS_CODES[status] ?? '',
       headers: { 'content-type': 'application/json; charset=utf-8' }
     }
   ]
