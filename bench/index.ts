@@ -17,7 +17,8 @@ const benchmarks: Array<[name: string, flags: string[]]> = [
   ['keyset-paging', ['rows', 'runs']],
   ['prepared-statements', ['items', 'calls', 'rounds']],
   ['heap', ['seconds', 'connections']],
-  ['conditional-reads', ['items', 'seconds', 'rounds', 'connections']]
+  ['conditional-reads', ['items', 'seconds', 'rounds', 'connections']],
+  ['trusted-documents', ['items', 'seconds', 'rounds', 'connections']]
 ]
 
 function flagsFor(args: string[], known: string[]) {

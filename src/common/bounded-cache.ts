@@ -15,6 +15,11 @@ export class BoundedCache<V> {
     private readonly weigh: (value: V) => number = () => 0
   ) {}
 
+  /** The value kept for `key`, without making one. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key)?.value
+  }
+
   get(key: string, make: () => V): V {
     const kept = this.entries.get(key)
     if (kept !== undefined) return kept.value

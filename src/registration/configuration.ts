@@ -29,7 +29,17 @@ export const feathersQueryConfiguration = Type.Object(
             maxBatchOperations: Type.Optional(
               Type.Union([Type.Literal(false), Type.Integer({ minimum: 0 })])
             ),
-            limits: Type.Optional(positiveIntegers(graphqlLimitNames))
+            limits: Type.Optional(positiveIntegers(graphqlLimitNames)),
+            // A manifest's path or the manifest itself: the function form is given in code.
+            trustedDocuments: Type.Optional(
+              Type.Object(
+                {
+                  documents: Type.Union([Type.String(), Type.Record(Type.String(), Type.String())]),
+                  mode: Type.Optional(Type.Union([Type.Literal('enforce'), Type.Literal('allow-any')]))
+                },
+                { additionalProperties: false }
+              )
+            )
           },
           { additionalProperties: false }
         )

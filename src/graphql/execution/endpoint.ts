@@ -1,5 +1,5 @@
 import type { Application } from '@feathersjs/koa'
-import { specifiedRules } from 'graphql'
+import { specifiedRules, type GraphQLError } from 'graphql'
 import type { Response } from 'graphql-http'
 import { createHandler, type RequestContext } from 'graphql-http/lib/use/koa'
 import type { Context, Next } from '../../common/koa'
@@ -34,6 +34,8 @@ import { conditionalRead, resolveCaching, type CachingOptions } from '../../feat
 import { requestTelemetry } from '../../telemetry/request-telemetry'
 import { countLimitRefusal, countRefusal } from '../../telemetry/telemetry'
 import { describeOperation } from './operation-telemetry'
+import { notRegistered, TrustedDocuments, type TrustedDocumentsOptions } from './trusted-documents'
+import { persistedRequestParams } from './persisted-request'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -49,6 +51,8 @@ export interface GraphqlOptions {
    * any other malformed request.
    */
   maxBatchOperations?: number | false
+  /** The documents clients may run by id, and whether only they may run (docs/guide/trusted-documents.md). */
+  trustedDocuments?: TrustedDocumentsOptions
 }
 
 /**
@@ -76,13 +80,34 @@ export function graphqlMiddleware(
     validateWithCode,
     limits.documentCacheBytes
   )
-  // Over HTTP and WebSocket alike: too large a document is refused before it is parsed.
+  const sizes = limitPageSizes(resources)
+  const validationRules = [knownOperationTypes, operationLimits(limits, sizes)]
+  // Registered documents are parsed, validated and costed here, once: an invalid one stops the start.
+  const trusted = new TrustedDocuments(
+    options.trustedDocuments,
+    (source) => {
+      try {
+        const document = documents.parse(source)
+        // The rules graphql-http validates with: the cached result is the one it will find.
+        return {
+          document,
+          errors: documents.validate(schema, document, [...specifiedRules, ...validationRules])
+        }
+      } catch (error) {
+        return { errors: [error as GraphQLError] }
+      }
+    },
+    limits.documentCacheBytes
+  )
+  // Over HTTP and WebSocket alike: too large a document is refused before it is parsed, and where only
+  // registered documents run, any other is (HTTP refuses it earlier, with a 400).
   const parse = (source: string) => {
+    const registered = trusted.parsed(source)
+    if (registered) return registered
+    if (trusted.enforced) throw notRegistered()
     checkDocumentSize(source, limits.maxDocumentBytes)
     return documents.parse(source)
   }
-  const sizes = limitPageSizes(resources)
-  const validationRules = [knownOperationTypes, operationLimits(limits, sizes)]
   const formatError = formatGraphqlError(log)
   const execute = compiledExecution(schema)
   const createContext = (ctx: Context) => createGraphqlContext(app, ctx, limits.maxConcurrentStatements)
@@ -101,6 +126,7 @@ export function graphqlMiddleware(
         })
   const handle = createHandler<GraphqlContext>({
     schema,
+    parseRequestParams: persistedRequestParams(trusted, log),
     parse: (source) => parse(typeof source === 'string' ? source : source.body),
     validate: documents.validate,
     execute,
