@@ -67,6 +67,10 @@ export function errorHandler(log?: ErrorLogger) {
         else logRefusal(loggerOf(ctx.app), raw as Error)
       }
       ctx.status = error.code
+      // A budget's refusal says when to come back (Retry-After) and what is left (RateLimit-*).
+      const headers = (error.data as { headers?: unknown } | undefined)?.headers
+      if (error.code === 429 && headers && typeof headers === 'object')
+        ctx.set(headers as Record<string, string>)
       ctx.body = isGraphqlRequest(ctx) ? graphqlBody(error) : error.toJSON()
     }
   }

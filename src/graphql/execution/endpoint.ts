@@ -29,6 +29,8 @@ import type { GraphqlSchemaPart } from '../fields/schema-part'
 import { serveGraphqlWebSocket } from '../subscription/websocket-server'
 import { logFailure, loggerOf, logRefusal } from '../../common/logger'
 import { conditionalRead, resolveCaching, type CachingOptions } from '../../feathers/conditional-read'
+import { budgetedExecution } from '../../budgets/graphql-operation'
+import { BUDGET_HEADERS } from '../../budgets/budgets'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -90,7 +92,7 @@ export function graphqlMiddleware(
     schema,
     parse: (source) => parse(typeof source === 'string' ? source : source.body),
     validate: documents.validate,
-    execute: compiledExecution(schema),
+    execute: budgetedExecution(app, compiledExecution(schema)) as never,
     validationRules,
     context: (request) => createGraphqlContext(app, koaContext(request), limits.maxConcurrentStatements),
     onOperation: (request, _args, result) => {
@@ -110,7 +112,22 @@ export function graphqlMiddleware(
   const optedOut = resources.some((resource) => resource.definition.caching?.enabled === false)
   const caching = resolveCaching(cachingOptions, optedOut ? { enabled: false } : undefined)
   const answer = async (ctx: Context, next: Next) => {
+    // Whose budget the operation spends (an anonymous caller's address), and where it tells what is left; an
+    // operation refused for its budget is a 429 with Retry-After.
+    let refused = false
+    ctx.feathers = Object.assign({}, ctx.feathers, {
+      ip: ctx.ip,
+      [BUDGET_HEADERS]: (headers: Record<string, string>) => {
+        ctx.set(headers)
+        if (headers['Retry-After']) refused = true
+      }
+    }) as typeof ctx.feathers
     await handle(ctx, next)
+    if (refused) {
+      // graphql-http answered the refusal as an execution's errors; its status is the budget's.
+      ctx.status = 429
+      delete (ctx as GraphqlKoaContext)[SERIALIZED]
+    }
     const body = (ctx as GraphqlKoaContext)[SERIALIZED]
     if (body !== undefined) ctx.body = body
     if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === ''))

@@ -2,6 +2,7 @@ import { GraphQLError, Lexer, Source, TokenKind, type ValidationRule } from 'gra
 import { ConfigurationError } from '../../common/errors'
 import type { PageSizes } from '../../resource/resolved'
 import { OperationCost } from './operation-cost'
+import { recordOperationCost } from '../../budgets/graphql-operation'
 import { DEFAULTS } from '../../resource/defaults'
 
 export interface GraphqlLimits {
@@ -132,6 +133,7 @@ export function operationLimits(limits: Required<GraphqlLimits>, sizes: PageSize
       const measured = new OperationCost(context, sizes, limits)
       measured.walkOperation(operation)
       const { depth, cost, statements } = measured
+      recordOperationCost(operation, cost)
       if (depth > limits.maxDepth) {
         context.reportError(
           // The walk goes no further than one level too deep, so the depth itself is not known.
