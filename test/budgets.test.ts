@@ -13,7 +13,8 @@ import { migrateLatest } from '../example/migrations'
 import { exampleResources } from '../example/resources'
 import { io } from 'socket.io-client'
 import { reachable, REDIS } from './support/instances'
-import type { BudgetOptions } from '../src'
+import { feathersQuery, type BudgetOptions } from '../src'
+import { accessToken, bearer, jwtApp, useJwtAuthentication } from './support/auth-app'
 
 /** Each test spends the budget of a caller of its own, named in a header; `none` has no budget. */
 const byCallerHeader = (params: { headers?: Record<string, unknown> }) => {
@@ -199,6 +200,63 @@ forEachDatabase(
     key: byCallerHeader
   })
 )
+
+/** The example resources behind JWT authentication, with budgets from the configuration and the default key. */
+async function authenticatedApp(databaseUrl: string) {
+  const db = knex(knexConfig(databaseUrl))
+  await migrateLatest(db)
+  const app = jwtApp()
+  app.set('feathersQuery', { budgets: { window: '1m', rows: 2 } })
+  useJwtAuthentication(app)
+  app.configure(feathersQuery({ Model: db, resources: exampleResources, logger: { error: () => {} } }))
+  return { app, db }
+}
+
+forEachDatabase(
+  'Budgets per caller: the default key',
+  (env) => {
+    before(async () => {
+      await clearTables(env.server.db)
+      await seedTodoItems(env.server.db, [{ title: 'a' }, { title: 'b' }])
+    })
+
+    it("is the token's user, else the address; a token that does not verify pays by address", async () => {
+      const { http } = env.server
+      const [ann, bob] = await Promise.all(['ann', 'bob'].map((user) => accessToken(env.server, user)))
+      assert.equal(remaining(await http('GET', '/todo-items?limit=2', undefined, bearer(ann))), 0)
+      assert.equal((await http('GET', '/todo-items', undefined, bearer(ann))).status, 429)
+      assert.equal(remaining(await http('GET', '/todo-items?limit=2', undefined, bearer(bob))), 0)
+      assert.equal(remaining(await http('GET', '/todo-items?limit=1')), 1)
+      assert.equal(remaining(await http('GET', '/todo-items?limit=1', undefined, bearer('forged'))), 0)
+      assert.equal((await http('GET', '/todo-items')).status, 429)
+    })
+  },
+  authenticatedApp
+)
+
+describe('Budgets per caller: options', () => {
+  it('refuses a window or budget it cannot count by, at configuration', () => {
+    for (const budgets of [
+      { window: 'soon', rows: 1 },
+      { window: 0, rows: 1 },
+      { window: '1m', rows: 0 },
+      { window: '1m', rowz: 1 },
+      { window: '1m', store: { redis: {} } }
+    ]) {
+      const db = knex({
+        client: 'better-sqlite3',
+        connection: { filename: ':memory:' },
+        useNullAsDefault: true
+      })
+      assert.throws(
+        () => pluginApp(db, exampleResources, { plugin: { budgets: budgets as BudgetOptions } }),
+        (error: Error) => error.name === 'ConfigurationError' && /budgets/.test(error.message),
+        JSON.stringify(budgets)
+      )
+      void db.destroy()
+    }
+  })
+})
 
 describe('Budgets per caller: two instances sharing a Redis store', function () {
   const prefix = `fq-test-budget-${process.pid}-${randomBytes(4).toString('hex')}:`

@@ -130,8 +130,8 @@ const UNIT_NAMES: Record<BudgetUnit, string> = {
 export function budgetRefusal(spending: Spending, needed: number) {
   const retryAfter = retryAfterSeconds(spending.resetMs)
   return new TooManyRequests(
-    `The budget of ${spending.limit} ${UNIT_NAMES[spending.unit]} per ${windowText(spending)} is spent ` +
-      `(this needs ${needed}); try again in ${retryAfter} s`,
+    `The budget of ${spending.limit} ${UNIT_NAMES[spending.unit]} per window is spent (this call needs ` +
+      `${needed}); it starts again in ${retryAfter} s`,
     {
       budget: spending.unit,
       limit: spending.limit,
@@ -140,10 +140,6 @@ export function budgetRefusal(spending: Spending, needed: number) {
       headers: { ...rateLimitHeaders(spending), 'Retry-After': String(retryAfter) }
     }
   )
-}
-
-function windowText(spending: Spending) {
-  return `window (${Math.ceil(spending.resetMs / 1000)} s left)`
 }
 
 const budgetsByApp = new WeakMap<Application, Budgets>()

@@ -6,7 +6,7 @@ import type { RealtimeOptions } from '../feathers/connections-per-user'
 import { checkHealthOptions, type HealthOptions } from '../operations/readiness'
 import type { FeathersQueryConfiguration } from './configuration'
 import type { CachingOptions } from '../feathers/conditional-read'
-import type { BudgetOptions } from '../budgets/options'
+import { resolveBudgets, type BudgetOptions } from '../budgets/options'
 
 export interface SurfaceOptions {
   graphql?: GraphqlOptions | false
@@ -65,6 +65,7 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
           )
         }
         if (name === 'health') checkHealthOptions(given.health as HealthOptions | boolean)
+        if (name === 'budgets') resolveBudgets(given.budgets)
         givenBy.set(name, call)
         const configured = options[name]
         options[name] =
