@@ -126,7 +126,7 @@ const UNIT_NAMES: Record<BudgetUnit, string> = {
   subscriptions: 'subscriptions'
 }
 
-/** The 429 of a call the budget cannot pay for, with the headers its answer carries in `data`. */
+/** The 429 of a call the budget cannot pay for: `data` says which budget, what is left and when to retry. */
 export function budgetRefusal(spending: Spending, needed: number) {
   const retryAfter = retryAfterSeconds(spending.resetMs)
   return new TooManyRequests(
@@ -136,10 +136,25 @@ export function budgetRefusal(spending: Spending, needed: number) {
       budget: spending.unit,
       limit: spending.limit,
       remaining: Math.max(0, spending.limit - spending.spent),
-      retryAfter,
-      headers: { ...rateLimitHeaders(spending), 'Retry-After': String(retryAfter) }
+      retryAfter
     }
   )
+}
+
+/**
+ * The headers a budget's refusal is answered with over HTTP (`Retry-After`, `RateLimit-*`), from its `data`
+ * (which survives the copies hooks and transports make of an error); undefined for any other error.
+ */
+export function refusalHeaders(error: unknown): Record<string, string> | undefined {
+  const { code, data } = (error ?? {}) as { code?: unknown; data?: Record<string, unknown> }
+  if (code !== 429 || typeof data?.retryAfter !== 'number' || typeof data.budget !== 'string')
+    return undefined
+  return {
+    'RateLimit-Limit': String(data.limit),
+    'RateLimit-Remaining': String(data.remaining),
+    'RateLimit-Reset': String(data.retryAfter),
+    'Retry-After': String(data.retryAfter)
+  }
 }
 
 const budgetsByApp = new WeakMap<Application, Budgets>()

@@ -7,7 +7,7 @@ import {
 } from 'graphql'
 import { FeathersError } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/feathers'
-import { answerBudgetHeaders, budgetsOf } from './budgets'
+import { answerBudgetHeaders, budgetsOf, refusalHeaders } from './budgets'
 import { rateLimitHeaders } from './headers'
 import type { ResourceParams } from '../model/records'
 
@@ -60,7 +60,7 @@ export async function spendOnOperation(
     return undefined
   } catch (error) {
     if (!(error instanceof FeathersError) || error.code !== 429) throw error
-    answerBudgetHeaders(params, (error.data as { headers: Record<string, string> }).headers)
+    answerBudgetHeaders(params, refusalHeaders(error) ?? {})
     return [rateLimited(error)]
   }
 }
