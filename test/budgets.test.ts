@@ -159,6 +159,29 @@ forEachDatabase(
       }
     })
 
+    it('GraphQL queries over WebSocket spend their cost too', async () => {
+      const client: Client = graphqlWsClient(env.server)
+      try {
+        const run = () =>
+          new Promise<{ errors?: Array<{ extensions?: { code?: string } }> }>((resolve) => {
+            let answer = {}
+            client.subscribe(
+              { query: OPERATION },
+              {
+                next: (result) => (answer = result),
+                error: (error) => resolve({ errors: (Array.isArray(error) ? error : [error]) as never }),
+                complete: () => resolve(answer)
+              }
+            )
+          })
+        let answer = await run()
+        for (let runs = 0; !answer.errors && runs < 50; runs++) answer = await run()
+        assert.equal(answer.errors?.[0]?.extensions?.code, 'RATE_LIMITED')
+      } finally {
+        await client.dispose()
+      }
+    })
+
     it('a subscription spends one of subscriptions when it starts', async () => {
       const client: Client = graphqlWsClient(env.server)
       try {
