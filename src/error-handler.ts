@@ -5,6 +5,7 @@ import { feathersErrorExtensions, graphqlCodeOf, graphqlErrorBody } from './grap
 import { PayloadTooLarge, UnsupportedMediaType } from './common/errors'
 import { feathersQueryState } from './state'
 import { logFailure, loggerOf, logRefusal } from './common/logger'
+import { refusalHeaders } from './budgets/budgets'
 
 /** Errors Koa middleware throws with an HTTP status (e.g. koa-body's "invalid JSON"), as Feathers errors. */
 function fromHttpError(error: { status?: number; statusCode?: number; message?: string; expose?: boolean }) {
@@ -67,6 +68,9 @@ export function errorHandler(log?: ErrorLogger) {
         else logRefusal(loggerOf(ctx.app), raw as Error)
       }
       ctx.status = error.code
+      // A budget's refusal says when to come back (Retry-After) and what is left (RateLimit-*).
+      const headers = refusalHeaders(error)
+      if (headers) ctx.set(headers)
       ctx.body = isGraphqlRequest(ctx) ? graphqlBody(error) : error.toJSON()
     }
   }

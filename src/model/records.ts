@@ -31,6 +31,8 @@ export interface ResourceParams extends Params<ResourceQuery> {
   /** An open transaction (compatible with @feathersjs/knex's `transaction` hooks). */
   transaction?: { trx: Knex.Transaction }
   headers?: Record<string, string | string[] | undefined>
+  /** The caller's IP address, which the plugin's HTTP, socket.io and WebSocket surfaces set (budgets' default key). */
+  ip?: string
   /**
    * The versions of the record an update, patch or remove may change (optimistic concurrency): its `ETag`
    * (`'"3"'`), several, `'*'`, or the version as a number; a stale one is a 412. REST takes `If-Match`,

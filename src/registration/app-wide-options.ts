@@ -6,6 +6,7 @@ import type { RealtimeOptions } from '../feathers/connections-per-user'
 import { checkHealthOptions, type HealthOptions } from '../operations/readiness'
 import type { FeathersQueryConfiguration } from './configuration'
 import type { CachingOptions } from '../feathers/conditional-read'
+import { resolveBudgets, type BudgetOptions } from '../budgets/options'
 
 export interface SurfaceOptions {
   graphql?: GraphqlOptions | false
@@ -15,9 +16,19 @@ export interface SurfaceOptions {
   checkSchema?: boolean
   health?: HealthOptions | boolean
   caching?: CachingOptions
+  budgets?: BudgetOptions
 }
 
-const APP_WIDE = ['graphql', 'openapi', 'logger', 'realtime', 'checkSchema', 'health', 'caching'] as const
+const APP_WIDE = [
+  'graphql',
+  'openapi',
+  'logger',
+  'realtime',
+  'checkSchema',
+  'health',
+  'caching',
+  'budgets'
+] as const
 
 export interface AppWideOptions {
   /** Takes the application-wide options a call gives; each may be given by one call only. */
@@ -39,7 +50,8 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
     realtime: configuration.realtime,
     checkSchema: configuration.checkSchema,
     health: configuration.health,
-    caching: configuration.caching
+    caching: configuration.caching,
+    budgets: configuration.budgets as BudgetOptions | undefined
   }
   const givenBy = new Map<string, string>()
   return {
@@ -53,6 +65,7 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
           )
         }
         if (name === 'health') checkHealthOptions(given.health as HealthOptions | boolean)
+        if (name === 'budgets') resolveBudgets(given.budgets)
         givenBy.set(name, call)
         const configured = options[name]
         options[name] =

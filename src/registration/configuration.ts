@@ -97,6 +97,19 @@ export const feathersQueryConfiguration = Type.Object(
         { additionalProperties: false }
       )
     ),
+    // The budgets' key function and Redis client are given in code, the rest may be configured.
+    budgets: Type.Optional(
+      Type.Object(
+        {
+          window: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^\\d+(ms|s|m|h|d)$' })]),
+          graphqlCost: Type.Optional(Type.Integer({ minimum: 1 })),
+          rows: Type.Optional(Type.Integer({ minimum: 1 })),
+          exportRows: Type.Optional(Type.Integer({ minimum: 1 })),
+          subscriptions: Type.Optional(Type.Integer({ minimum: 1 }))
+        },
+        { additionalProperties: false }
+      )
+    ),
     sqlite: Type.Optional(
       Type.Object(
         {

@@ -9,6 +9,7 @@ import type { RealtimeOptions } from '../feathers/connections-per-user'
 import type { HealthOptions } from '../operations/readiness'
 import type { PageSizeSetting } from './configuration'
 import type { CachingOptions } from '../feathers/conditional-read'
+import type { BudgetOptions } from '../budgets/options'
 
 /** What one `feathersQuery()` call takes. */
 export interface FeathersQueryOptions {
@@ -51,4 +52,10 @@ export interface FeathersQueryOptions {
    * SQL for a request whose `If-None-Match` is still current (default on, `Cache-Control: private, no-cache`).
    */
   caching?: CachingOptions
+  /**
+   * For the whole application: what each caller (by `key`, default the user, else the address) may spend per
+   * `window`: GraphQL cost, REST and socket.io rows, export rows, subscriptions; past it a 429 with
+   * `Retry-After`. Counted in memory, or in Redis for every instance (`store: { redis }`). Off unless given.
+   */
+  budgets?: BudgetOptions
 }

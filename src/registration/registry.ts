@@ -15,6 +15,9 @@ import { checkTransportOrder } from '../feathers/transport-order'
 import { guardServiceLookup } from '../feathers/safe-lookup'
 import { answerClientErrors } from '../feathers/unreadable-requests'
 import { limitConnectionsPerUser } from '../feathers/connections-per-user'
+import { setBudgets } from '../budgets/budgets'
+import { resolveBudgets } from '../budgets/options'
+import { addressSockets } from '../budgets/socket-address'
 import { countWrites, writeGenerationOf } from '../feathers/write-generation'
 import { cachingEnabled } from '../feathers/conditional-read'
 import { DEFAULTS } from '../resource/defaults'
@@ -194,7 +197,7 @@ class Registry {
     Object.assign(this.app, {
       setup: async (httpServer?: Server, ...rest: unknown[]) => {
         const surfaces = this.complete()
-        const { realtime, checkSchema = DEFAULTS.checkSchema } = this.options.current()
+        const { realtime, budgets, checkSchema = DEFAULTS.checkSchema } = this.options.current()
         if (checkSchema) {
           // `app.listen` has the server listening before setup: an app that fails its check must not serve.
           await checkDatabaseSchema(this.models).catch(async (error: unknown) => {
@@ -207,7 +210,15 @@ class Registry {
           this.app,
           realtime?.maxConnectionsPerUser ?? DEFAULTS.realtime.maxConnectionsPerUser
         )
-        return (setup as (...args: unknown[]) => Promise<unknown>).call(this.app, httpServer, ...rest)
+        setBudgets(this.app, resolveBudgets(budgets))
+        const result = await (setup as (...args: unknown[]) => Promise<unknown>).call(
+          this.app,
+          httpServer,
+          ...rest
+        )
+        // Feathers' socket.io server exists once its setup ran.
+        addressSockets(this.app)
+        return result
       },
       teardown: async (httpServer?: Server, ...rest: unknown[]) => {
         await this.surfaces?.graphql?.websocket?.detach()

@@ -12,8 +12,15 @@ import { checkQueryString } from '../rest/query-string'
 import { requireJsonWrites } from '../rest/request-body'
 import { WRITE_EVENTS } from '../feathers/external-records'
 import { privateEvents } from '../feathers/private-events'
+import { rowsBudgetHook } from '../budgets/rows-hook'
 
 const EVENTS = Object.values(WRITE_EVENTS)
+
+/** Feathers' REST transport passes `ctx.feathers` as params: the caller's address goes with it (budgets). */
+function callerAddress(ctx: Context, next: Next) {
+  ctx.feathers = { ...ctx.feathers, ip: ctx.ip } as typeof ctx.feathers
+  return next()
+}
 
 /** The methods clients may call: the standard ones an endpoint is not disabled for, and `aggregate`. */
 function externalMethods(resource: ResolvedResource) {
@@ -55,13 +62,24 @@ export function registerService(app: Application, resource: ResolvedResource, op
     events,
     serviceEvents: events,
     // The spec's routes sit in front of Feathers' own REST handler of the service, if the app has one.
-    koa: { before: [checkQueryString, requireJsonWrites, options.routes as never] },
+    koa: { before: [callerAddress, checkQueryString, requireJsonWrites, options.routes as never] },
     resource
   })
   privateEvents(app, app.service(resource.basePath), EVENTS)
+  const rowsBudget = rowsBudgetHook((method) =>
+    method === 'get'
+      ? 1
+      : method === 'aggregate'
+        ? resource.maxAggregateGroups
+        : resource.query.maxResultsSize
+  )
+  // (Feathers' hook map types know the standard methods only.)
+  app.service(resource.basePath).hooks({ around: { aggregate: [rowsBudget] } } as never)
   app.service(resource.basePath).hooks({
     around: {
       all: [serviceSpan],
+      find: [rowsBudget],
+      get: [rowsBudget],
       create: [transactionHook, keepWrittenRecords],
       update: [transactionHook, keepWrittenRecords],
       patch: [transactionHook, keepWrittenRecords],

@@ -36,6 +36,8 @@ import { countLimitRefusal, countRefusal } from '../../telemetry/telemetry'
 import { describeOperation } from './operation-telemetry'
 import { notRegistered, TrustedDocuments, type TrustedDocumentsOptions } from './trusted-documents'
 import { persistedRequestParams } from './persisted-request'
+import { budgetedExecution } from '../../budgets/graphql-operation'
+import { BUDGET_HEADERS } from '../../budgets/budgets'
 
 export interface GraphqlOptions {
   /** Where the endpoint answers GET and POST (default `/graphql`). */
@@ -109,7 +111,8 @@ export function graphqlMiddleware(
     return documents.parse(source)
   }
   const formatError = formatGraphqlError(log)
-  const execute = compiledExecution(schema)
+  // Each operation, alone or in a batch, spends the caller's budget before it runs.
+  const execute = budgetedExecution(app, compiledExecution(schema)) as ReturnType<typeof compiledExecution>
   const createContext = (ctx: Context) => createGraphqlContext(app, ctx, limits.maxConcurrentStatements)
   const websocket =
     options.subscriptions === false
@@ -172,7 +175,22 @@ export function graphqlMiddleware(
           maxOperations: maxBatchOperations
         })
   const answer = async (ctx: Context, next: Next) => {
+    // Whose budget the operation spends (an anonymous caller's address), and where it tells what is left; an
+    // operation refused for its budget is a 429 with Retry-After.
+    let refused = false
+    ctx.feathers = Object.assign({}, ctx.feathers, {
+      ip: ctx.ip,
+      [BUDGET_HEADERS]: (headers: Record<string, string>) => {
+        ctx.set(headers)
+        if (headers['Retry-After']) refused = true
+      }
+    }) as typeof ctx.feathers
     await handle(ctx, next)
+    if (refused) {
+      // graphql-http answered the refusal as an execution's errors; its status is the budget's.
+      ctx.status = 429
+      delete (ctx as GraphqlKoaContext)[SERIALIZED]
+    }
     const body = (ctx as GraphqlKoaContext)[SERIALIZED]
     if (body !== undefined) ctx.body = body
     if (ctx.status >= 400 && (ctx.body === null || ctx.body === undefined || ctx.body === ''))

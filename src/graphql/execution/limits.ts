@@ -130,7 +130,7 @@ function tooDeeplyNested(what: string, code: string) {
 
 /**
  * The cost and SQL statements each validated operation was measured at. Validation runs once per cached
- * document, so its nodes keep the numbers for the operation's span.
+ * document, so its nodes keep the numbers for the operation's span and the caller's budget.
  */
 const measuredOperations = new WeakMap<OperationDefinitionNode, { cost: number; statements: number }>()
 

@@ -1,3 +1,4 @@
+import { spendOnOperation } from '../../budgets/graphql-operation'
 import { NotAuthenticated } from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
 import {
@@ -80,7 +81,10 @@ interface Connection {
 }
 
 async function connectionOf(app: Application, context: ConnectionContext): Promise<Connection> {
-  const params: ResourceParams = { headers: context.extra.request.headers }
+  const params: ResourceParams = {
+    headers: context.extra.request.headers,
+    ip: context.extra.request.socket.remoteAddress
+  }
   const accessToken = tokenOf(context.connectionParams)
   if (accessToken === undefined) {
     return { params, caller: `address ${context.extra.request.socket.remoteAddress}` }
@@ -191,7 +195,7 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
       clearTimeout(connection.expiry)
       admission.release(connection.caller)
     },
-    onSubscribe(context, _id, payload) {
+    async onSubscribe(context, _id, payload) {
       if (Object.keys(context.subscriptions).length > limits.maxSubscriptions) {
         return [tooManySubscriptions(limits.maxSubscriptions)]
       }
@@ -214,6 +218,9 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
         return [options.formatError(tooDeep)]
       }
       const params = connections.get(context)?.params ?? {}
+      // A subscription spends one of the caller's `subscriptions`, a query or mutation its cost.
+      const refused = await spendOnOperation(app, params, document, payload.operationName)
+      if (refused) return refused.map(options.formatError)
       const events = eventsOf(hubs, limits.maxQueuedEvents, params, context.extra.socket)
       const contextValue = graphqlContextOf(app, params, limits.maxConcurrentStatements, events)
       const { operationName, variables: variableValues } = payload

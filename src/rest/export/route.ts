@@ -14,18 +14,27 @@ import { CSV_FORMAT, negotiatedFormat, type PageEncoder } from './formats'
 import { logFailure, loggerOf } from '../../common/logger'
 import { conditionalRead, type ResolvedCaching } from '../../feathers/conditional-read'
 import { withheldFields } from '../../authorization/field-rules'
+import type { ResourceParams } from '../../model/records'
+import { answerBudgetHeaders, budgetsOf } from '../../budgets/budgets'
+import { rateLimitHeaders } from '../../budgets/headers'
+import { PAID_ELSEWHERE } from '../../budgets/rows-hook'
 
 /**
  * Reads the first page before anything is sent, so that a failure up to there (hooks, authorization, the
  * first database read) is still an ordinary JSON error. Then yields the text of each page, the first page's
  * with what starts the file (the CSV's header), at most `maxRows` records in all.
  */
-async function exportChunks(pages: AsyncIterable<ResourceRecord[]>, encode: PageEncoder, maxRows = Infinity) {
+async function exportChunks(
+  pages: AsyncIterable<ResourceRecord[]>,
+  encode: PageEncoder,
+  maxRows = Infinity,
+  ended: (rows: number) => void = () => {}
+) {
   const iterator = pages[Symbol.asyncIterator]()
   const first = await iterator.next()
   async function* chunks() {
+    let left = maxRows
     try {
-      let left = maxRows
       for (let next = first, header = true; !next.done; next = await iterator.next(), header = false) {
         const records = next.value.length > left ? next.value.slice(0, left) : next.value
         left -= records.length
@@ -41,10 +50,30 @@ async function exportChunks(pages: AsyncIterable<ResourceRecord[]>, encode: Page
       }
     } finally {
       // Also when the client went away or the cap was reached: ends the database reads.
+      ended(maxRows - left)
       await iterator.return?.()
     }
   }
   return Readable.from(chunks(), { objectMode: false })
+}
+
+/**
+ * What an export may stream from the caller's `exportRows` budget: what is left of it (at least 1, else a
+ * 429 before anything is read), at most the resource's `export.maxRows`. It is taken before the first row and
+ * what the file did not hold is given back when it ends, so exports at once never spend more than the budget;
+ * an export that reaches the budget ends there, as at `maxRows`.
+ */
+async function exportBudget(app: Application, params: ResourceParams, maxRows: number | undefined) {
+  const budgets = budgetsOf(app)
+  const spending = await budgets?.take(params, 'exportRows', maxRows ?? Infinity, 1)
+  if (!budgets || !spending) return undefined
+  answerBudgetHeaders(params, rateLimitHeaders(spending))
+  return {
+    maxRows: spending.granted,
+    settle: (rows: number) => {
+      budgets.settle(spending, rows).catch((error: unknown) => logFailure(loggerOf(app), error))
+    }
+  }
 }
 
 /** How a download the client abandoned ends the pipeline: not worth a stack trace in the log. */
@@ -67,17 +96,21 @@ export function exportRoute(
   caching: ResolvedCaching
 ) {
   const parse = exportQueryParser(resource)
-  const maxRows = resource.definition.export?.maxRows
+  const definedMaxRows = resource.definition.export?.maxRows
   const answer = async (ctx: Context) => {
     const format = negotiatedFormat((...types) => ctx.accepts(...types))
     const csv = format === CSV_FORMAT
     // Checked before anything is read; parsed again for each page, as hooks may change the query they get.
     const { settings } = parse(ctx.query, csv)
     const service = resourceService(app, resource)
+    const budget = await exportBudget(app, restParams(ctx), definedMaxRows)
+    const maxRows = budget?.maxRows ?? definedMaxRows
     let withheld: readonly string[] = []
     const readPage: ReadPage = async (keyset, limit) => {
       const { filter, search } = parse(ctx.query, csv)
       const params = restParams(ctx, { filter, search, paging: { limit }, keyset })
+      // The export pays for its rows from `exportRows`, not from the list's `rows`.
+      ;(params as Record<symbol, unknown>)[PAID_ELSEWHERE] = true
       const page = (await externalCall(service, 'find', [params])) as Page<ResourceRecord>
       withheld = withheldFields(page)
       return page
@@ -87,7 +120,10 @@ export function exportRoute(
     let encoder: PageEncoder | undefined
     const encode: PageEncoder = (records, first) =>
       (encoder ??= format.encoder(resource, settings, withheld))(records, first)
-    const chunks = await exportChunks(pages, encode, maxRows)
+    const chunks = await exportChunks(pages, encode, maxRows, budget?.settle).catch(async (error) => {
+      budget?.settle(0)
+      throw error
+    })
     const body = new PassThrough()
     // A failure after the first byte must not look like a complete file: reset the connection instead of
     // ending the chunked response normally.
@@ -101,7 +137,7 @@ export function exportRoute(
     ctx.type = format.contentType
     ctx.vary('Accept')
     ctx.attachment(`${resource.basePath.split('/').pop()}.${format.extension}`)
-    if (maxRows !== undefined) ctx.set('X-Export-Row-Limit', String(maxRows))
+    if (definedMaxRows !== undefined) ctx.set('X-Export-Row-Limit', String(definedMaxRows))
     ctx.body = body
   }
   router.get(exportPath(resource), (ctx) => conditionalRead(ctx, caching, () => answer(ctx)))
