@@ -134,6 +134,20 @@ forEachDatabase(
       assert.equal((await graphql(env.server, OPERATION, undefined, as('graphql-other'))).status, 200)
     })
 
+    it('each operation of a batch spends its cost: a batch is no way around the budget', async () => {
+      const batch = Array.from({ length: 3 }, () => ({ query: OPERATION }))
+      const results: any[] = []
+      for (let round = 0; round < 10; round++) {
+        const response = await env.server.http('POST', '/graphql', batch, as('batch'))
+        results.push(...(Array.isArray(response.body) ? response.body : [response.body]))
+      }
+      const refused = results.filter((result) => result.errors?.[0]?.extensions?.code === 'RATE_LIMITED')
+      const answered = results.filter((result) => result.data?.todoItems)
+      // A budget of 40 pays for a few operations of this cost, whether they come alone or in batches.
+      assert.ok(answered.length > 0 && answered.length < 10, `answered ${answered.length}`)
+      assert.equal(refused.length, results.length - answered.length)
+    })
+
     it('socket.io calls spend rows; past the budget a TooManyRequests error', async () => {
       const socket = io(env.server.baseUrl, {
         transports: ['websocket'],
