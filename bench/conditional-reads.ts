@@ -3,6 +3,7 @@ import { get } from 'node:http'
 import { benchDatabase, benchDatabaseNames, seedSubTasks, seedTodoItems } from './support/databases'
 import { cpuMicrosOf, startScript } from './support/processes'
 import { assertCompiledPlugin } from './support/compiled-plugin'
+import { loadFlags } from './support/flags'
 
 assertCompiledPlugin()
 
@@ -15,15 +16,7 @@ assertCompiledPlugin()
  *
  *   npm run bench:conditional -- --items 10000 --seconds 3 --rounds 3 --connections 20
  */
-function flag(name: string, fallback: number) {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : Number(process.argv[index + 1])
-}
-
-const items = flag('items', 10_000)
-const seconds = flag('seconds', 3)
-const rounds = Math.max(1, flag('rounds', 3))
-const connections = flag('connections', 20)
+const { items, seconds, rounds, connections } = loadFlags({ seconds: 3, rounds: 3 })
 
 const GRAPHQL_LIST =
   '{ todoItems(paging: {first: 25}, filter: {completed: {is: false}}) { totalCount edges { node { id title ' +

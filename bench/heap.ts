@@ -5,6 +5,7 @@ import { benchDatabase, benchDatabaseNames } from './support/databases'
 import { formatMb, rssOf, sampleRss } from './support/processes'
 import { startBenchServers } from './support/bench-servers'
 import { assertCompiledPlugin } from './support/compiled-plugin'
+import { flag } from './support/flags'
 
 assertCompiledPlugin()
 
@@ -16,10 +17,6 @@ assertCompiledPlugin()
  *
  *   npm run bench:heap -- --seconds 10 --connections 20 [--top 25]
  */
-function flag(name: string, fallback: number) {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : Number(process.argv[index + 1])
-}
 const seconds = flag('seconds', 10)
 const connections = flag('connections', 20)
 const top = flag('top', 25)

@@ -4,6 +4,7 @@ import { cpuMicrosOf, formatMb, rssOf, sampleRss } from './support/processes'
 import { startBenchServers } from './support/bench-servers'
 import { assertCompiledPlugin } from './support/compiled-plugin'
 import { feathersDifference } from './support/feathers-answer'
+import { loadFlags } from './support/flags'
 
 assertCompiledPlugin()
 
@@ -29,15 +30,7 @@ assertCompiledPlugin()
  *
  *   npm run bench:http -- --items 10000 --seconds 5 --rounds 3 --connections 20 [--only aggregate]
  */
-function flag(name: string, fallback: number) {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : Number(process.argv[index + 1])
-}
-
-const items = flag('items', 10_000)
-const seconds = flag('seconds', 5)
-const rounds = Math.max(1, flag('rounds', 3))
-const connections = flag('connections', 20)
+const { items, seconds, rounds, connections } = loadFlags({ seconds: 5, rounds: 3 })
 /** Only the scenarios whose name holds this text. */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : ''
 

@@ -5,6 +5,7 @@ import { feathersQuery } from 'feathers-query'
 import { exampleResources } from '../example/resources'
 import { benchDatabase, seedTodoItems } from './support/databases'
 import { assertCompiledPlugin } from './support/compiled-plugin'
+import { flag } from './support/flags'
 
 assertCompiledPlugin()
 
@@ -17,11 +18,6 @@ assertCompiledPlugin()
  *
  *   npm run bench:statements -- --items 10000 --calls 3000 --rounds 5
  */
-function flag(name: string, fallback: number) {
-  const index = process.argv.indexOf(`--${name}`)
-  return index === -1 ? fallback : Number(process.argv[index + 1])
-}
-
 const items = flag('items', 10_000)
 const calls = flag('calls', 3000)
 const rounds = Math.max(1, flag('rounds', 5))
