@@ -55,23 +55,43 @@ forEachDatabase(
       }
     })
 
-    it('$ifMatch on a read or a create is a 400 from every client and from code', async () => {
+    it('$ifMatch on a find or a create is a 400 from every client and from code', async () => {
       const { id } = await create('cards')
       const query = { $ifMatch: 1 }
       await withClients(async (restApp, socketApp) => {
         const [rest, socket] = [restApp.service('cards'), socketApp.service('cards')]
         for (const [name, call] of Object.entries({
-          'REST get': rest.get(id, { query }),
           'REST find': rest.find({ query }),
-          'socket get': socket.get(id, { query }),
           'socket find': socket.find({ query }),
-          'socket create': socket.create({ title: 'n', owner: 'ann' }, { query }),
-          'internal get': env.server.app.service('cards').get(id, { query })
+          'socket create': socket.create({ title: 'n', owner: 'ann' }, { query })
         })) {
           const error = await failure(call as Promise<unknown>)
           assert.equal(error?.code, 400, name)
           assert.match(error.message, /\$ifMatch/, name)
         }
+        void id
+      })
+    })
+
+    it('a get names the version it expects as a write does: the record in that version, else a 412', async () => {
+      const { id } = await create('cards')
+      // Version 2, the title as the other tests expect it.
+      await env.server.app.service('cards').patch(id, { title: 't' })
+      await withClients(async (restApp, socketApp) => {
+        const [rest, socket] = [restApp.service('cards'), socketApp.service('cards')]
+        const internal = env.server.app.service('cards')
+        for (const [name, service] of Object.entries({ rest, socket, internal })) {
+          const current = (await service.get(id, { query: { $ifMatch: 2 } })) as { version: number }
+          assert.equal(current.version, 2, name)
+          assert.equal((await failure(service.get(id, { query: { $ifMatch: 1 } })))?.code, 412, name)
+        }
+        const header = await env.server.http('GET', `/cards/${id}`, undefined, { ...ANN, 'if-match': '"1"' })
+        assert.equal(header.status, 412)
+        const matching = await env.server.http('GET', `/cards/${id}`, undefined, {
+          ...ANN,
+          'if-match': '"2"'
+        })
+        assert.deepEqual([matching.status, matching.body.version], [200, 2])
       })
     })
 

@@ -52,7 +52,7 @@ export interface FeathersSyntaxOptions {
   collection: boolean
   /** External callers may not select what they can never read (hidden and filterOnly fields). */
   external: boolean
-  /** The method writes: `$ifMatch` names the version it changes (see `service/record-version.ts`). */
+  /** The method reads or writes one record: `$ifMatch` names its version (see `service/record-version.ts`). */
   precondition?: boolean
 }
 
@@ -96,7 +96,7 @@ export class FeathersQueryParser {
       }
     }
     if (query.$ifMatch !== undefined && !options.precondition) {
-      throw badField('$ifMatch', 'applies to update, patch and remove only')
+      throw badField('$ifMatch', 'applies to one record: get, update, patch and remove')
     }
     if (query.$limit !== undefined) request.limit = nonNegativeInteger(query.$limit, '$limit')
     if (query.$skip !== undefined) request.skip = nonNegativeInteger(query.$skip, '$skip')

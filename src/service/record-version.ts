@@ -84,6 +84,29 @@ export function preconditionOf(
   return precondition
 }
 
+/**
+ * The versions a read of one record asks for (RFC 9110: `If-Match` holds for a GET too), so that a hook's
+ * `context.service.get(context.id, context.params)` within a conditional write checks what the write will:
+ * undefined when it names none or `*`. On a resource without versions no tag can match.
+ */
+export function readPrecondition(resource: ResolvedResource, params: ResourceParams): number[] | undefined {
+  const named = namedPrecondition(params)
+  if (named === undefined || named === null) return undefined
+  const precondition = parsePrecondition(named)
+  if ('any' in precondition) return undefined
+  if (!resource.version) {
+    throw new PreconditionFailed(
+      `${resource.name} records have no version to match (only If-Match: * applies)`
+    )
+  }
+  return precondition.versions
+}
+
+/** Whether a record read is in one of the versions its caller named. */
+export function isVersionOf(resource: ResolvedResource, record: ResourceRecord, versions: number[]) {
+  return versions.includes(Number(record[resource.version!.field.name]))
+}
+
 /** Limits an UPDATE or DELETE of one record to the versions the precondition names. */
 export function matchingVersion(
   builder: Knex.QueryBuilder,

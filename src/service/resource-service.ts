@@ -48,7 +48,7 @@ import { findRecords } from './find'
 import { multiLimit, type MultiOption } from './multi'
 import { notFound, ResourceStore } from './store'
 import { changeRecord, changeRecords, insertRecords, removeRecords } from './writes'
-import { preconditionOf, withVersion } from './record-version'
+import { isVersionOf, preconditionOf, readPrecondition, staleRecord, withVersion } from './record-version'
 
 export interface ResourceServiceOptions {
   Model: Knex
@@ -232,13 +232,16 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
   async get(id: Id, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
   async get(id: Id, params: ResourceParams = {}): Promise<unknown> {
     const scoped = await this.scoped({ method: 'get', params, id })
-    const { filter, select } = this.readQuery(scoped)
+    const { filter, select } = this.readQuery(scoped, false, true)
     const access = await callerAccess(this.resource, params)
     this.checkFieldUse(access, { filter, select }, this.pathsOf(scoped))
+    const versions = readPrecondition(this.resource, scoped)
     const readable = access?.of(this.resource)
-    const fields = projection(this.resource, readableSelection(select, readable))
+    const required = versions ? [this.resource.version!.field] : []
+    const fields = projection(this.resource, readableSelection(select, readable), required)
     const record = await this.store.getRecord(id, scoped, filter, fields)
     if (!record) throw notFound(this.store, id)
+    if (versions && !isVersionOf(this.resource, record, versions)) throw staleRecord(this.resource, id)
     return readableResult(record, readable)
   }
 
