@@ -4,6 +4,7 @@ import { benchDatabase, benchDatabaseNames, seedSubTasks, seedTodoItems } from '
 import { cpuMicrosOf, startScript } from './support/processes'
 import { assertCompiledPlugin } from './support/compiled-plugin'
 import { loadFlags } from './support/flags'
+import { printTable } from './support/table'
 
 assertCompiledPlugin()
 
@@ -130,9 +131,7 @@ async function main() {
     'SQL/req (304 / 200)',
     'unexpected answers'
   ]
-  const table = [header, ...rows]
-  const widths = header.map((_, column) => Math.max(...table.map((row) => row[column].length)) + 2)
-  console.log('\n' + table.map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('')).join('\n'))
+  printTable([header, ...rows])
 }
 
 main().catch((error) => {

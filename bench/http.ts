@@ -5,6 +5,7 @@ import { startBenchServers } from './support/bench-servers'
 import { assertCompiledPlugin } from './support/compiled-plugin'
 import { feathersDifference } from './support/feathers-answer'
 import { loadFlags } from './support/flags'
+import { printTable } from './support/table'
 
 assertCompiledPlugin()
 
@@ -378,7 +379,7 @@ async function main() {
     'SQL/req',
     'errors'
   ]
-  print([header, ...rows])
+  printTable([header, ...rows])
   const floorHeader = [
     'db',
     'GraphQL scenario',
@@ -389,7 +390,7 @@ async function main() {
     'CPU µs/req (ours / floor / raw)',
     'floor errors'
   ]
-  if (floorRows.length) print([floorHeader, ...floorRows])
+  if (floorRows.length) printTable([floorHeader, ...floorRows])
   const baselinesHeader = [
     'db',
     'scenario',
@@ -400,7 +401,7 @@ async function main() {
     'ours / it CPU (range)',
     'its errors'
   ]
-  if (baselineRows.length) print([baselinesHeader, ...baselineRows])
+  if (baselineRows.length) printTable([baselinesHeader, ...baselineRows])
   const memoryHeader = [
     'db',
     'peak RSS under load',
@@ -408,14 +409,7 @@ async function main() {
     'ratio (goal ≤ 1.5)',
     'idle RSS (ours / baseline)'
   ]
-  print([[...memoryHeader, 'RSS after full GC, live heap (ours / baseline)'], ...memory])
-}
-
-function print(table: string[][]) {
-  const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)) + 2)
-  console.log(
-    '\n' + table.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('')).join('\n')
-  )
+  printTable([[...memoryHeader, 'RSS after full GC, live heap (ours / baseline)'], ...memory])
 }
 
 main().catch((error) => {
