@@ -1,4 +1,5 @@
 import { GeneralError } from '@feathersjs/errors'
+import { withoutFields } from '../common/without-fields'
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import { FIELD_USES, type FieldRules, type FieldUse } from '../resource/field-rules-option'
@@ -51,6 +52,7 @@ export class FieldAccess {
       .filter((field) => this.denied.get(field.name)?.has('read'))
       .map((field) => field.name)
     this.key = [...this.denied].map(([name, uses]) => `${name}:${[...uses].join('+')}`).join(',')
+    this.strip = withoutFields(this.unreadable)
   }
 
   get restricts() {
@@ -73,13 +75,7 @@ export class FieldAccess {
   }
 
   /** The record without the fields the caller may not read; other properties stay. */
-  strip(record: ResourceRecord): ResourceRecord {
-    if (!record || typeof record !== 'object' || !this.unreadable.some((name) => name in record))
-      return record
-    const kept: ResourceRecord = {}
-    for (const key of Object.keys(record)) if (!this.unreadable.includes(key)) kept[key] = record[key]
-    return kept
-  }
+  readonly strip: (record: ResourceRecord) => ResourceRecord
 }
 
 /** The field access of one call, for its resource and every resource its relations reach. */

@@ -5,6 +5,7 @@ import { announceOnCommit } from '../service/transaction'
 import { eventsHandedToBroker } from './broker'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import { copyWith } from '../common/copy-with'
+import { withoutFields } from '../common/without-fields'
 import { callerAccess } from '../authorization/field-rules'
 import { logFailure, loggerOf } from '../common/logger'
 import { instruments, metering } from '../telemetry/telemetry'
@@ -24,15 +25,7 @@ export type RecordStripper = (record: ResourceRecord) => ResourceRecord
  * those a resolver added, stay. A record without any of them is returned as it is.
  */
 export function recordStripper(resource: ResolvedResource): RecordStripper {
-  const kept = resource.fields.filter((field) => !field.serialized).map((field) => field.name)
-  if (kept.length === 0) return (record) => record
-  const internal = new Set(kept)
-  return (record) => {
-    if (!record || typeof record !== 'object' || !kept.some((name) => name in record)) return record
-    const external: ResourceRecord = {}
-    for (const key of Object.keys(record)) if (!internal.has(key)) external[key] = record[key]
-    return external
-  }
+  return withoutFields(resource.fields.filter((field) => !field.serialized).map((field) => field.name))
 }
 
 /** What a method's result looks like to a client: records stripped, pages kept as pages. */
@@ -93,7 +86,8 @@ export function externalRecords() {
     // A write's answer is what its caller may read; its events carry more, for each connection to get its part.
     const access = writeEvent ? (await callerAccess(resource, params))?.of(resource) : undefined
     const answer: RecordStripper = access ? (record) => access.strip(strip(record)) : strip
-    stripDispatchFromNowOn(context, access ? externalResult(context, external, answer) : external, answer)
+    const answered = access ? externalResult(context, external, access.strip) : external
+    stripDispatchFromNowOn(context, answered, answer)
     // `context.event` is what Feathers' event hook would send; a hook may have set it to null to send none.
     if (!writeEvent || typeof context.event !== 'string') return
     const emitter = context.service as unknown as {

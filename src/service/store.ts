@@ -53,16 +53,16 @@ export interface ResourceStoreOptions {
   writeGeneration?: () => number | undefined
 }
 
-/**
- * One resource's table, without hooks: reads and writes for calls already scoped (`params.scope`), each
- * statement built by the query compiler; reads run compiled once per shape.
- */
 /** A page's total, and whether it is the planner's estimate rather than a count. */
 export interface PageTotal {
   total: number
   estimated?: true
 }
 
+/**
+ * One resource's table, without hooks: reads and writes for calls already scoped (`params.scope`), each
+ * statement built by the query compiler; reads run compiled once per shape.
+ */
 export class ResourceStore {
   readonly Model: Knex
   readonly statements: ReadStatements
