@@ -23,6 +23,7 @@ import type { RelationScopes } from '../query/relation-filter'
 import { joinScopes, NO_JOIN_SCOPES, type JoinScopes } from '../query/relation-joins'
 import { ambientTransaction } from './transaction'
 import { StatementRunner } from './statement-runner'
+import { recordRead } from '../live/read-recorder'
 
 export function notFound(store: ResourceStore, id: Id) {
   return new NotFound(`No ${store.resource.name} found for id '${id}'`)
@@ -109,6 +110,7 @@ export class ResourceStore {
     build: (bound: readonly unknown[]) => Knex.QueryBuilder,
     integersFrom?: number
   ): Promise<ResourceRecord[]> {
+    recordRead(this.resource.basePath, shape, values)
     return this.runner.run(this.knex(params), shape, values, build, integersFrom)
   }
 
@@ -231,6 +233,8 @@ export class ResourceStore {
       return Number((row as { total: unknown }).total)
     }
     const key = this.countKey(params, visible)
+    // A count kept from earlier runs no statement: a live query's computation must still know it read it.
+    recordRead(this.resource.basePath, `count|${visible.key}`, visible.values)
     return key ? this.counts!.count(key, read) : read()
   }
 
