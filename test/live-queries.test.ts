@@ -26,7 +26,9 @@ const tasks = defineResource({
     points: FilterableField(Type.Integer()),
     done: FilterableField(Type.Boolean())
   }),
-  many: { comments: { resource: 'Comment', foreignKey: 'taskId', pagingStrategy: 'offset' } },
+  many: {
+    comments: { resource: 'Comment', foreignKey: 'taskId', pagingStrategy: 'offset', filterable: true }
+  },
   graphql: { pagingStrategy: 'offset' },
   query: { enableTotalCount: true, defaultSort: [{ field: 'id', direction: 'ASC' }] },
   enableAggregate: true,
@@ -41,7 +43,10 @@ const comments = defineResource({
     text: FilterableField(Type.String()),
     taskId: FilterableField(Type.Integer())
   }),
-  one: { task: { resource: 'Task', foreignKey: 'taskId' } }
+  one: { task: { resource: 'Task', foreignKey: 'taskId' } },
+  // Secret comments are for callers who say they may read them.
+  authorize: (context) =>
+    context.params.headers?.['x-secret'] === 'yes' ? undefined : { text: { notLike: 'secret%' } }
 })
 
 async function liveApp(databaseUrl: string) {
@@ -192,6 +197,71 @@ forEachDatabase(
       // Team b's result did not change: nothing was pushed to it.
       await new Promise((resolve) => setTimeout(resolve, 100))
       assert.equal(teamB.results.length, 1)
+    })
+
+    it('follows the tables its filter reaches: a comment can bring a task into a result', async () => {
+      const watch = subscribe(
+        client(A),
+        'subscription { tasks(filter: { comments: { text: { like: "hot%" } } }) { nodes { title } } }'
+      )
+      await until(() => watch.results.length === 1, 'the first result')
+      assert.deepEqual(watch.results[0].tasks.nodes, [])
+      assert.equal((await post(A, '/comments', { text: 'hot topic', taskId: 1 })).status, 201)
+      await until(() => watch.results.length === 2, 'the task the comment brought')
+      assert.deepEqual(watch.results[1].tasks.nodes, [{ title: 'a1' }])
+    })
+
+    it('computes nothing for a write certainly outside a question that reads one resource', async () => {
+      const query = 'subscription { tasks(filter: { done: { is: false } }) { totalCount nodes { title } } }'
+      const watches = [subscribe(client(A), query), subscribe(client(A), query)]
+      await until(() => watches.every((watch) => watch.results.length === 1), 'the first results')
+      const page = (sql: string) => /__fq_total/.test(sql)
+      // Another team's task, a done task, and a patch of a field the filter does not name on a done one.
+      const outside = await env.server.recordStatements(async () => {
+        assert.equal(
+          (await post(B, '/tasks', { title: 'b3', team: 'b', points: 1, done: false })).status,
+          201
+        )
+        const done = await post(A, '/tasks', { title: 'a-done', team: 'a', points: 1, done: true })
+        assert.equal(done.status, 201)
+        assert.equal(
+          (await env.server.http('PATCH', `/tasks/${done.body.id}`, { title: 'renamed' }, A)).status,
+          200
+        )
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      })
+      assert.deepEqual(outside.filter(page), [])
+      // A patch that moves a task into the filter is computed once, for both subscribers.
+      const moved = await env.server.recordStatements(async () => {
+        assert.equal((await env.server.http('PATCH', '/tasks/2', { done: false }, B)).status, 200)
+        const mine = await env.server.db('tasks').where({ title: 'renamed' }).first()
+        assert.equal((await env.server.http('PATCH', `/tasks/${mine.id}`, { done: false }, A)).status, 200)
+        await until(() => watches.every((watch) => watch.results.length === 2), 'the moved task')
+      })
+      for (const watch of watches) assert.deepEqual(titles(watch.results[1]), ['a1', 'renamed'])
+      assert.ok(moved.filter(page).length <= 2, moved.filter(page).join('\n'))
+    })
+
+    it('never shares a result between callers whose scopes differ on a resource not read yet', async () => {
+      // Both questions read the same (empty) page now; only their scope of comments tells them apart.
+      const query =
+        'subscription { tasks(filter: { title: { eq: "new" } }) { nodes { comments { nodes { text } } } } }'
+      const secret = subscribe(client({ ...A, 'x-secret': 'yes' }), query)
+      await until(() => secret.results.length === 1, 'the first result')
+      const plain = subscribe(client(A), query)
+      await until(() => plain.results.length === 1, 'the first result')
+      const task = await post(A, '/tasks', { title: 'new', team: 'a', points: 1, done: false })
+      assert.equal(
+        (await post({ ...A, 'x-secret': 'yes' }, '/comments', { text: 'secret plan', taskId: task.body.id }))
+          .status,
+        201
+      )
+      assert.equal((await post(A, '/comments', { text: 'open plan', taskId: task.body.id })).status, 201)
+      const texts = (watch: LiveWatch) =>
+        watch.results.at(-1)?.tasks.nodes[0]?.comments.nodes.map((c: any) => c.text)
+      await until(() => texts(secret)?.length === 2 && texts(plain)?.length === 1, 'both results')
+      assert.deepEqual(texts(plain), ['open plan'])
+      assert.ok(!JSON.stringify(plain.results).includes('secret'))
     })
 
     it('coalesces a burst of writes into few results, the last one right', async () => {

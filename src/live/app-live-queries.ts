@@ -1,6 +1,8 @@
 import type { Application } from '@feathersjs/feathers'
 import { LiveQueries } from './live-queries'
 import { resolveLiveOptions, type LiveOptions } from './live-options'
+import { StatementTables } from './statement-tables'
+import { feathersQueryState } from '../state'
 
 const hubs = new WeakMap<object, LiveQueries>()
 const options = new WeakMap<object, LiveOptions | undefined>()
@@ -21,7 +23,8 @@ export function liveQueriesOf(app: Application): LiveQueries {
         return undefined
       }
     }
-    hubs.set(app, (hub = new LiveQueries(resolveLiveOptions(options.get(app)), serviceAt)))
+    const tables = new StatementTables(() => feathersQueryState(app)?.resources ?? [])
+    hubs.set(app, (hub = new LiveQueries(resolveLiveOptions(options.get(app)), serviceAt, tables)))
   }
   return hub
 }

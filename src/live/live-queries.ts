@@ -9,7 +9,8 @@ import { LiveGroup } from './live-group'
 import type { ResolvedLiveOptions } from './live-options'
 import type { LiveSubscriber } from './live-subscriber'
 import { withReadsRecorded, type RecordedReads } from './read-recorder'
-import { certainlyOutside } from './write-relevance'
+import type { StatementTables } from './statement-tables'
+import { certainlyOutside, filterFields, patchKeepsFields } from './write-relevance'
 
 interface EventSource {
   on(event: string, listener: (data: ResourceRecord, context: HookContext) => void): unknown
@@ -43,7 +44,9 @@ export class LiveQueries {
 
   constructor(
     private readonly options: ResolvedLiveOptions,
-    private readonly serviceAt: (path: string) => EventSource | undefined
+    private readonly serviceAt: (path: string) => EventSource | undefined,
+    /** The statements' tables, as the services of the resources that write them. */
+    private readonly writers: StatementTables
   ) {
     this.computations = new ConcurrencyLimit(options.maxConcurrentComputations)
   }
@@ -70,7 +73,7 @@ export class LiveQueries {
       }
       group = new LiveGroup<R>(key, subscriber, text, reads)
       this.groups.set(key, group as LiveGroup)
-      this.retain(group as LiveGroup, reads.resources)
+      this.retain(group as LiveGroup, this.writers.of(reads))
     }
     this.groupOf.set(subscriber as LiveSubscriber, group as LiveGroup)
     return { first, stop: () => this.unwatch(subscriber as LiveSubscriber) }
@@ -95,7 +98,7 @@ export class LiveQueries {
     group.closed = true
     clearTimeout(group.timer)
     if (this.groups.get(group.key) === group) this.groups.delete(group.key)
-    this.release(group, group.reads.resources)
+    this.release(group, this.writers.of(group.reads))
   }
 
   /** Listens to the services of `resources` for `group`. */
@@ -141,15 +144,19 @@ export class LiveQueries {
   }
 
   /**
-   * Whether a write may change the group's result. Only a created or removed record of a question that reads
-   * its own resource alone is decided here: the whole record is known and, outside the client's filter, it is
-   * in no result. A patched record's former values are not in its event, so a patch always may.
+   * Whether a write may change the group's result. Decided only for a record of the question's own resource
+   * that the question does not also read as a relation: a created or removed record certainly outside the
+   * client's filter (within the caller's read scope) is in no result, nor is a patched one whose patch left
+   * every field of the filter as it was. Anything else may.
    */
   private mayChange(group: LiveGroup, event: string, data: ResourceRecord, context: HookContext) {
     const root = group.representative?.root
-    if (!root || (event !== WRITE_EVENTS.create && event !== WRITE_EVENTS.remove)) return true
+    if (!root?.filter || context.path !== root.resource.basePath) return true
+    if (group.reads.related.has(root.resource.basePath)) return true
     const { resource, filter } = root
-    if (!filter || group.reads.resources.size !== 1 || !group.reads.resources.has(resource.basePath)) {
+    if (event === WRITE_EVENTS.patch) {
+      if (!patchKeepsFields(context, filterFields(filter))) return true
+    } else if (event !== WRITE_EVENTS.create && event !== WRITE_EVENTS.remove) {
       return true
     }
     const id = resource.idField.name

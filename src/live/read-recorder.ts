@@ -1,16 +1,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 
-/** The reads one computation of a live query made: each statement's resource, shape and bound values. */
+/** The reads one computation of a live query made. */
 export interface RecordedReads {
   /** What was read, one entry per distinct statement (`resource|shape|values`). */
   readonly statements: Set<string>
-  /** The base paths of the resources read: writes to any of them may change the result. */
+  /** The SQL text of each distinct statement: the tables it names are the ones whose writes may change it. */
+  readonly sql: Set<string>
+  /** The base paths of the resources whose services read. */
   readonly resources: Set<string>
+  /** Those read as relations of other records (GraphQL relation fields) rather than as the question itself. */
+  readonly related: Set<string>
   /** A value JSON could not write was bound: the reads cannot be compared with another computation's. */
   incomparable: boolean
 }
 
 const recording = new AsyncLocalStorage<RecordedReads>()
+const relationReads = new AsyncLocalStorage<boolean>()
 
 /**
  * Runs `work`, recording every statement the services read with while it runs (asynchronously too: relation
@@ -21,16 +26,32 @@ const recording = new AsyncLocalStorage<RecordedReads>()
 export async function withReadsRecorded<T>(
   work: () => Promise<T>
 ): Promise<{ value: T; reads: RecordedReads }> {
-  const reads: RecordedReads = { statements: new Set(), resources: new Set(), incomparable: false }
+  const reads: RecordedReads = {
+    statements: new Set(),
+    sql: new Set(),
+    resources: new Set(),
+    related: new Set(),
+    incomparable: false
+  }
   const value = await recording.run(reads, work)
   return { value, reads }
 }
 
-/** Notes a statement read while a live query's computation is recorded; nothing otherwise. */
-export function recordRead(resource: string, shape: string, values: readonly unknown[]) {
+/** Runs `work` as the read of relations of records already read (recorded as such). */
+export function asRelationRead<T>(work: () => Promise<T>): Promise<T> {
+  return recording.getStore() ? relationReads.run(true, work) : work()
+}
+
+/**
+ * Notes a statement read while a live query's computation is recorded; nothing otherwise (`sql` is asked only
+ * then).
+ */
+export function recordRead(resource: string, shape: string, values: readonly unknown[], sql: () => string) {
   const reads = recording.getStore()
   if (!reads) return
   reads.resources.add(resource)
+  if (relationReads.getStore()) reads.related.add(resource)
+  reads.sql.add(sql())
   try {
     reads.statements.add(`${resource}|${shape}|${JSON.stringify(values)}`)
   } catch {

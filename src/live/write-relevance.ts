@@ -1,3 +1,4 @@
+import type { HookContext } from '@feathersjs/feathers'
 import type { Filter } from '../model/query'
 import type { ResourceRecord } from '../model/records'
 import type { ResolvedResource } from '../resource/resolved'
@@ -27,4 +28,24 @@ export function certainlyOutside(
   filter: Filter
 ): boolean {
   return decidable(resource, record, filter) && !matchesFilter(resource, record, filter, true)
+}
+
+/** The fields a filter compares (relation filters by their relation's name). */
+export function filterFields(filter: Filter, fields = new Set<string>()): Set<string> {
+  for (const [key, value] of Object.entries(filter)) {
+    if (value === undefined) continue
+    if (key === 'and' || key === 'or') for (const sub of value as Filter[]) filterFields(sub, fields)
+    else fields.add(key)
+  }
+  return fields
+}
+
+/**
+ * Whether a patch left every one of `fields` as it was: its data, as its hooks left it, names none of them. A
+ * record the filter left out before such a patch is still out after it, and the other way round.
+ */
+export function patchKeepsFields(context: HookContext, fields: Set<string>): boolean {
+  const data = context.data as Record<string, unknown> | undefined
+  if (context.method !== 'patch' || !data || typeof data !== 'object' || Array.isArray(data)) return false
+  return Object.keys(data).every((name) => !fields.has(name))
 }
