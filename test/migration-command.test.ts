@@ -81,7 +81,8 @@ export const tasks = defineResource({
 
 export const labels = defineResource({
   name: 'Label',
-  schema: Type.Object({ id: IDField(Type.Integer(), { readOnly: true }), name: FilterableField(Type.String()) })
+  schema: Type.Object({ id: IDField(Type.Integer(), { readOnly: true }), name: FilterableField(Type.String()) }),
+  upsert: { key: ['name'] }
 })
 
 export const taskLabels = defineResource({
@@ -197,6 +198,15 @@ for (const database of databaseNames) {
           due: '2026-12-01T10:00:00.000Z'
         })
         const label = await http('POST', '/labels', { name: 'urgent' })
+        // The migration made the upsert key's unique index, which the start-up check looks for.
+        const again = await http(
+          'POST',
+          '/labels',
+          { name: 'urgent' },
+          { prefer: 'resolution=merge-duplicates' }
+        )
+        assert.equal(again.status, 200, again.text)
+        assert.equal(again.body.id, label.body.id)
         assert.equal(
           (await http('POST', '/task-labels', { taskId: first.body.id, labelId: label.body.id })).status,
           201

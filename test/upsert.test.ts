@@ -11,6 +11,9 @@ import { knexConfig } from '../example/database'
 import { codes, graphql } from './support/graphql'
 import { pluginApp } from './support/plugin-app'
 import { forEachDatabase } from './support/server'
+import { createTestDatabase, databaseNames } from './support/databases'
+import { koa } from '@feathersjs/koa'
+import { ConfigurationError, feathersQuery } from '../src'
 
 /** A caller's team is its `x-team` header; `authorize` keeps each team to its own contacts. */
 const teamOf = (params: { headers?: Record<string, unknown> }) => params.headers?.['x-team'] as string
@@ -422,3 +425,76 @@ forEachDatabase(
   },
   upsertApp
 )
+
+describe('Upsert: the option, checked at start-up', () => {
+  const withKey = (upsert: unknown, extra: object = {}) =>
+    defineResource({
+      ...contacts,
+      upsert: upsert as { key: string[] },
+      authorize: undefined,
+      fieldRules: undefined,
+      ...extra
+    })
+  const register = (resource: ReturnType<typeof withKey>) =>
+    koa(feathers()).configure(
+      feathersQuery({
+        Model: knex({ client: 'better-sqlite3', connection: ':memory:', useNullAsDefault: true }),
+        resources: [resource]
+      })
+    )
+
+  it('a key that is no field, no list, or a field clients do not write: a ConfigurationError naming it', () => {
+    for (const [key, message] of [
+      [{ key: ['mail'] }, /Contact.upsert.key: "mail" is not a field/],
+      [{ key: [] }, /Contact.upsert.key must be a non-empty array/],
+      [{ key: 'email' }, /Contact.upsert.key must be a non-empty array/],
+      [{ key: ['email', 'email'] }, /names a field twice/],
+      [{ key: ['id'] }, /id must be a stored field clients write/]
+    ] as const) {
+      assert.throws(
+        () => register(withKey(key)),
+        (error: Error) => error instanceof ConfigurationError && message.test(error.message)
+      )
+    }
+    assert.throws(
+      () => register(withKey({ key: ['email'] }, { update: { disabled: true } })),
+      /Contact.upsert creates and updates: enable create and update/
+    )
+  })
+
+  for (const database of databaseNames) {
+    it(`a table without a unique index on exactly the key fails setup, naming it [${database}]`, async function () {
+      this.timeout(60000)
+      const testDatabase = await createTestDatabase(database)
+      const db = knex(knexConfig(testDatabase.url))
+      try {
+        await db.schema.createTable('contacts', (columns) => {
+          columns.increments('id')
+          for (const name of ['email', 'name', 'phone', 'team']) columns.string(name).notNullable()
+          columns.integer('score').notNullable()
+          columns.string('handle').nullable()
+          // Unique, but over more than the key: no record is found by the key alone.
+          columns.unique(['email', 'team'])
+        })
+        const app = koa(feathers()).configure(
+          feathersQuery({ Model: db, resources: [withKey({ key: ['email'] })] })
+        )
+        await assert.rejects(app.setup(), (error: Error) => {
+          assert.ok(error instanceof ConfigurationError)
+          assert.match(
+            error.message,
+            /Contact: table contacts has no unique index on exactly \(email\), which upsert.key needs/
+          )
+          return true
+        })
+        await db.schema.alterTable('contacts', (columns) => columns.unique(['email']))
+        await koa(feathers())
+          .configure(feathersQuery({ Model: db, resources: [withKey({ key: ['email'] })] }))
+          .setup()
+      } finally {
+        await db.destroy()
+        await testDatabase.drop()
+      }
+    })
+  }
+})
