@@ -218,6 +218,23 @@ forEachDatabase(
       })
     })
 
+    describe('OpenAPI', () => {
+      it("documents the POST's Prefer header, its 200 and 409, on resources with a key only", async () => {
+        const { body: document } = await env.server.http('GET', '/openapi.json')
+        const post = document.paths['/contacts'].post
+        assert.equal(post.operationId, 'contacts.createOrUpsert')
+        assert.deepEqual(
+          post.parameters.map((parameter: any) => [parameter.in, parameter.name]),
+          [['header', 'Prefer']]
+        )
+        assert.match(post.description, /resolution=merge-duplicates/)
+        assert.ok(post.responses['200'].headers['Preference-Applied'])
+        assert.deepEqual(Object.keys(post.responses).sort(), ['200', '201', '400', '409', '415'])
+        assert.equal(document.paths['/notes'].post.operationId, 'notes.createOne')
+        assert.equal(document.paths['/notes'].post.parameters, undefined)
+      })
+    })
+
     describe('authorization', () => {
       it('a caller may not overwrite a record outside its scope: 409, nothing written, no event', async () => {
         const heard = await eventsOf(async () => {
