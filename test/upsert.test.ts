@@ -515,3 +515,31 @@ describe('Upsert: the option, checked at start-up', () => {
     })
   }
 })
+
+forEachDatabase('Upsert in the example application: tags by name, audit columns by hooks', (env) => {
+  it('a created tag gets created and createdBy; an upserted one keeps them and gets updated and updatedBy', async () => {
+    const first = await env.server.http(
+      'POST',
+      '/tags',
+      { name: 'upserted' },
+      { ...MERGE, 'user-name': 'ann' }
+    )
+    assert.equal(first.status, 201)
+    const [stored] = await env.server.db('tags').where({ name: 'upserted' })
+    assert.equal(stored.createdBy, 'ann')
+    await new Promise((done) => setTimeout(done, 5))
+    const second = await graphql(
+      env.server,
+      'mutation { upsertOneTag(input: { upsert: { name: "upserted" } }) { id created updated } }',
+      undefined,
+      { 'user-name': 'bob' }
+    )
+    assert.equal(second.errors, undefined)
+    assert.equal(second.data.upsertOneTag.id, String(first.body.id))
+    assert.equal(second.data.upsertOneTag.created, first.body.created)
+    assert.ok(second.data.upsertOneTag.updated > first.body.updated)
+    const [changed] = await env.server.db('tags').where({ name: 'upserted' })
+    assert.deepEqual([changed.createdBy, changed.updatedBy], ['ann', 'bob'])
+    assert.equal((await env.server.db('tags').where({ name: 'upserted' })).length, 1)
+  })
+})

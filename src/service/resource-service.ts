@@ -323,14 +323,14 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     await this.checkWrite(params, created, { select })
     const fields = projection(this.resource, select)
     const writes = (many ? data : [data]).map((record, index) =>
-      this.upsertWrite(record, many ? `body.${index}` : 'body')
+      this.upsertWrite(record, many ? `body.${index}` : 'body', params.createOnly)
     )
     const written = await upsertRecords(this.store, created, patched, writes, fields)
     return many ? written : written[0]
   }
 
   /** A record of an upsert, encoded: its row with the create defaults, and the columns it changes. */
-  private upsertWrite(record: ResourceRecord, at: string): UpsertWrite {
+  private upsertWrite(record: ResourceRecord, at: string, createOnly: ResourceRecord = {}): UpsertWrite {
     const { resource } = this
     for (const field of resource.upsertKey!) {
       if (record?.[field.name] === undefined || record[field.name] === null) {
@@ -340,7 +340,8 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     const given = encodeRow(resource, record)
     const kept = new Set([resource.idField.column, ...resource.upsertKey!.map((field) => field.column)])
     const set = Object.keys(given).filter((column) => !kept.has(column))
-    const insert = encodeRow(resource, { ...(this.createDefaults ??= createDefaultsOf(resource)), ...record })
+    const defaults = (this.createDefaults ??= createDefaultsOf(resource))
+    const insert = encodeRow(resource, { ...defaults, ...createOnly, ...record })
     return { insert: withVersion(this.Model, resource, insert, 'create'), set }
   }
 
