@@ -135,6 +135,25 @@ forEachDatabase(
         ])
         assert.equal((await rows().where({ email: 'cy@x.org' })).length, 1)
       })
+
+      it('refuses what it cannot do: no key in a record, no key on the resource, a list without multi', async () => {
+        await assert.rejects(service().upsert({ name: 'No key', phone: '0', team: 'red' }), {
+          name: 'BadRequest',
+          errors: [{ field: 'body.email', message: 'is required' }]
+        })
+        const notes = env.server.app.service('notes') as unknown as { upsert?: unknown }
+        await assert.rejects(
+          (notes.upsert as (data: unknown) => Promise<unknown>).call(notes, { text: 'x' }),
+          { name: 'MethodNotAllowed' }
+        )
+        await assert.rejects(
+          service().upsert([{ email: 'a@x.org', name: 'A', phone: '0', team: 'red' }], {
+            adapter: { multi: false }
+          }),
+          { name: 'MethodNotAllowed' }
+        )
+        assert.equal((await rows().where({ email: 'a@x.org' })).length, 0)
+      })
     })
 
     describe('REST: POST with Prefer: resolution=merge-duplicates', () => {
@@ -372,6 +391,14 @@ forEachDatabase(
           team: 'red'
         })
         assert.equal(made.name, 'Max')
+        const listed = await (rest.service('contacts') as any).upsert([
+          { email: 'max@x.org', name: 'Max', phone: '13', team: 'red' },
+          { email: 'ola@x.org', name: 'Ola', phone: '15', team: 'red' }
+        ])
+        assert.deepEqual(
+          listed.map((record: any) => record.id === made.id),
+          [true, false]
+        )
         const socket = io(env.server.baseUrl, {
           transports: ['websocket'],
           extraHeaders: { 'x-role': 'staff' }

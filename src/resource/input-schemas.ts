@@ -81,7 +81,11 @@ export function upsertSchemaOf(resource: ResolvedResource): TObject {
       return [name, schema as TSchema]
     })
   )
-  return { ...create, properties, title: `${resource.name}Upsert` } as TObject
+  // Every key field is required: an upsert finds the record by it (null is refused when the service runs).
+  const required = [
+    ...new Set([...(create.required ?? []), ...(resource.upsertKey ?? []).map((f) => f.name)])
+  ]
+  return { ...create, properties, required, title: `${resource.name}Upsert` } as TObject
 }
 
 /** The defaults of the create schema: what an upsert that creates the record fills in. */
