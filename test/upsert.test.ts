@@ -40,6 +40,19 @@ const contacts = defineResource({
   fieldRules: (params) => (params.headers?.['x-role'] === 'staff' ? { phone: { read: false } } : undefined)
 })
 
+/** Known by serial number, versioned: an upsert that changes a device gives it its next version. */
+const devices = defineResource({
+  name: 'Device',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    serial: FilterableField(Type.String()),
+    state: FilterableField(Type.String()),
+    version: FilterableField(Type.Integer({ readOnly: true }))
+  }),
+  upsert: { key: ['serial'] },
+  concurrency: { version: 'version', required: true }
+})
+
 /** Without a key: no upsert anywhere. */
 const notes = defineResource({
   name: 'Note',
@@ -57,6 +70,12 @@ async function upsertApp(databaseUrl: string) {
     columns.string('team').notNullable()
     columns.string('handle').nullable().unique()
   })
+  await db.schema.createTable('devices', (columns) => {
+    columns.increments('id')
+    columns.string('serial').notNullable().unique()
+    columns.string('state').notNullable()
+    columns.integer('version').notNullable()
+  })
   await db.schema.createTable('notes', (columns) => {
     columns.increments('id')
     columns.string('text').notNullable()
@@ -65,7 +84,7 @@ async function upsertApp(databaseUrl: string) {
     { email: 'ann@x.org', name: 'Ann', phone: '1', score: 1, team: 'red', handle: 'ann' },
     { email: 'bob@x.org', name: 'Bob', phone: '2', score: 2, team: 'blue', handle: 'bob' }
   ])
-  const made = pluginApp(db, [contacts, notes], { transports: true })
+  const made = pluginApp(db, [contacts, devices, notes], { transports: true })
   made.app.on('connection', (connection) => made.app.channel('everyone').join(connection))
   made.app.publish(() => made.app.channel('everyone'))
   return made
@@ -134,6 +153,16 @@ forEachDatabase(
           ['created', 'dee@x.org']
         ])
         assert.equal((await rows().where({ email: 'cy@x.org' })).length, 1)
+      })
+
+      it('a versioned record: 1 when created, one more when an upsert changes it; If-Match does not apply', async () => {
+        const post = (state: string, headers = {}) =>
+          env.server.http('POST', '/devices', { serial: 'D-1', state }, { ...MERGE, ...headers })
+        assert.equal((await post('new')).body.version, 1)
+        const changed = await post('used')
+        assert.equal(changed.status, 200)
+        assert.deepEqual([changed.body.state, changed.body.version], ['used', 2])
+        assert.equal((await post('old', { 'if-match': '"2"' })).status, 400)
       })
 
       it('refuses what it cannot do: no key in a record, no key on the resource, a list without multi', async () => {

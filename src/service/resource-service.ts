@@ -300,7 +300,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
 
   /**
    * Creates each record, or changes the record holding the same `upsert.key` to the fields the body holds,
-   * race-free (one statement that locks the record it finds). The call is a create and a patch at once:
+   * race-free on each database (see `dialect/upsert.ts`). The call is a create and a patch at once:
    * `authorize` rules it as both, so a record the caller may not patch is a 409 and nothing is written.
    * Each record's event says which it was, `created` or `patched`.
    */

@@ -22,8 +22,8 @@ export interface UpsertWrite {
 /**
  * Creates each record, or changes the one holding its key, in one transaction, answering the `fields` of
  * each as written. `created` and `patched` are the call as a create and as a patch, each with its scope
- * (`authorize`): an existing record out of the patch's reach is a 409 with nothing written, as is a record
- * either write could not read back.
+ * (`authorize`): an existing record out of the patch's reach is a 409, a record the write leaves outside
+ * the caller's reach a 403, and either undoes the whole call.
  */
 export function upsertRecords(
   store: ResourceStore,
