@@ -50,7 +50,8 @@ const devices = defineResource({
     version: FilterableField(Type.Integer({ readOnly: true }))
   }),
   upsert: { key: ['serial'] },
-  concurrency: { version: 'version', required: true }
+  concurrency: { version: 'version', required: true },
+  delete: { useSoftDelete: true }
 })
 
 /** Without a key: no upsert anywhere. */
@@ -75,6 +76,7 @@ async function upsertApp(databaseUrl: string) {
     columns.string('serial').notNullable().unique()
     columns.string('state').notNullable()
     columns.integer('version').notNullable()
+    columns.datetime('deletedAt').nullable()
   })
   await db.schema.createTable('notes', (columns) => {
     columns.increments('id')
@@ -163,6 +165,22 @@ forEachDatabase(
         assert.equal(changed.status, 200)
         assert.deepEqual([changed.body.state, changed.body.version], ['used', 2])
         assert.equal((await post('old', { 'if-match': '"2"' })).status, 400)
+      })
+
+      it('a removed record (soft delete) still holds its key: a 409 saying so, as a create gets', async () => {
+        const device = await env.server.http('POST', '/devices', { serial: 'D-9', state: 'new' })
+        const removed = await env.server.http('DELETE', `/devices/${device.body.id}`, undefined, {
+          'if-match': '"1"'
+        })
+        assert.equal(removed.status, 200)
+        const upserted = await env.server.http('POST', '/devices', { serial: 'D-9', state: 'back' }, MERGE)
+        assert.equal(upserted.status, 409)
+        assert.match(upserted.body.message, /A removed Device still holds this serial/)
+        assert.equal(
+          (await env.server.http('POST', '/devices', { serial: 'D-9', state: 'back' })).status,
+          409
+        )
+        assert.equal((await env.server.db('devices').where({ serial: 'D-9' }))[0].state, 'new')
       })
 
       it('refuses what it cannot do: no key in a record, no key on the resource, a list without multi', async () => {

@@ -2,7 +2,7 @@ import { Conflict, Forbidden } from '@feathersjs/errors'
 import type { Id } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import { copyWith } from '../common/copy-with'
-import { writeError } from '../dialect/database-errors'
+import { runQuery, writeError } from '../dialect/database-errors'
 import type { UpsertRow } from '../dialect/upsert'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import type { Projection } from '../query/projection'
@@ -41,7 +41,7 @@ export function upsertRecords(
     for (const write of writes) {
       const row = upsertRow(store, write, reach)
       const outcome = await runUpsert(store, inner, row)
-      if ('refused' in outcome) throw refusal(store, outcome.refused)
+      if ('refused' in outcome) throw await refusal(store, inner, outcome.refused, row)
       // Read back within the write's own scope: a create or a change may not leave the caller's reach.
       const record = await store.getRecord(outcome.id as Id, outcome.created ? inner : asPatch)
       if (!record) {
@@ -79,13 +79,38 @@ async function runUpsert(store: ResourceStore, params: ResourceParams, row: Upse
   }
 }
 
-/** Why an upsert wrote nothing: the record holding the key is one the caller may not change, or another unique value is taken. */
-function refusal(store: ResourceStore, why: 'unreachable' | 'taken') {
+/**
+ * Why an upsert wrote nothing: another unique value is taken, or the record holding the key is one the caller
+ * may not change, or a removed one (soft delete), which still holds its key as it would against a create.
+ */
+async function refusal(
+  store: ResourceStore,
+  params: ResourceParams,
+  why: 'unreachable' | 'taken',
+  row: UpsertRow
+) {
   const { resource } = store
-  const key = resource.upsertKey!.map((field) => field.name)
   if (why === 'taken') return new Conflict('A record with the same unique value exists')
+  const key = resource.upsertKey!.map((field) => field.name)
+  const errors = (message: string) => key.map((field) => ({ field, message }))
+  if (resource.softDeleteColumn && (await removedHolder(store, params, row))) {
+    return new Conflict(`A removed ${resource.name} still holds this ${key.join(' and ')}`, {
+      key,
+      errors: errors('is held by a removed record')
+    })
+  }
   return new Conflict(`A ${resource.name} with this ${key.join(' and ')} exists that you may not change`, {
     key,
-    errors: key.map((field) => ({ field, message: 'is held by a record you may not change' }))
+    errors: errors('is held by a record you may not change')
   })
+}
+
+/** Whether the record holding the row's key is a removed one. */
+async function removedHolder(store: ResourceStore, params: ResourceParams, row: UpsertRow) {
+  const column = store.resource.softDeleteColumn!
+  const byKey = Object.fromEntries(row.key.map((name) => [name, row.insert[name]]))
+  const [holder] = (await runQuery(
+    store.table(params).select(column).where(byKey).limit(1)
+  )) as ResourceRecord[]
+  return holder !== undefined && holder[column] !== null
 }
