@@ -13,6 +13,7 @@ import { pluginApp } from './support/plugin-app'
 import { forEachDatabase } from './support/server'
 import { createTestDatabase, databaseNames } from './support/databases'
 import { koa } from '@feathersjs/koa'
+import { graphqlWsClient } from './support/graphql-ws'
 import { ConfigurationError, feathersQuery } from '../src'
 
 /** A caller's team is its `x-team` header; `authorize` keeps each team to its own contacts. */
@@ -615,5 +616,52 @@ forEachDatabase('Upsert in the example application: tags by name, audit columns 
     const [changed] = await env.server.db('tags').where({ name: 'upserted' })
     assert.deepEqual([changed.createdBy, changed.updatedBy], ['ann', 'bob'])
     assert.equal((await env.server.db('tags').where({ name: 'upserted' })).length, 1)
+  })
+
+  it('GraphQL subscriptions hear an upsert as created or updated, as its row went', async () => {
+    const client = graphqlWsClient(env.server)
+    const heard: string[] = []
+    const listen = (query: string, kind: string) =>
+      client.subscribe(
+        { query },
+        {
+          next: (result: any) =>
+            heard.push(`${kind} ${Object.values(result.data ?? {}).map((tag: any) => tag.name)}`),
+          error: () => {},
+          complete: () => {}
+        }
+      )
+    const stops = [
+      listen('subscription { createdTag { name } }', 'created'),
+      listen('subscription { updatedOneTag { name } }', 'updated')
+    ]
+    const upsert = (name: string) => env.server.http('POST', '/tags', { name }, MERGE)
+    const until = async (done: () => boolean, probe?: () => Promise<unknown>) => {
+      for (let attempt = 0; attempt < 100 && !done(); attempt++) {
+        await probe?.()
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    }
+    try {
+      // Subscriptions start with the connection: probe until both listen (a probe's second upsert patches).
+      let probes = 0
+      await until(
+        () =>
+          heard.some((event) => event.startsWith('created')) &&
+          heard.some((event) => event.startsWith('updated')),
+        async () => {
+          await upsert(`probe ${probes}`)
+          await upsert(`probe ${probes++}`)
+        }
+      )
+      heard.length = 0
+      await upsert('heard')
+      await upsert('heard')
+      await until(() => heard.length >= 2)
+      assert.deepEqual(heard, ['created heard', 'updated heard'])
+    } finally {
+      for (const stop of stops) stop()
+      await client.dispose()
+    }
   })
 })
