@@ -1,6 +1,8 @@
 import { stringify, type Options } from 'csv-stringify/sync'
 import { isoDate, parseIsoDate } from '../../resource/iso-date'
 import { serializedFields, type CsvSettings, type ResolvedResource } from '../../resource/resolved'
+import type { ResourceRecord } from '../../model/records'
+import { RESUME_COLUMN, type ResumeTokens } from './resume-token'
 
 /**
  * A cell written as it is, never quoted: csv-stringify quotes values that were strings before casting, and
@@ -59,14 +61,16 @@ const DATE_TEXT = {
 export function csvPageEncoder(
   resource: ResolvedResource,
   settings: CsvSettings,
-  withheld: readonly string[] = []
+  withheld: readonly string[] = [],
+  tokens?: ResumeTokens
 ) {
   const fields = serializedFields(resource).filter((field) => !withheld.includes(field.name))
   const names = fields.map((field) => field.name)
   const dates = fields.map((field) => field.kind === 'date')
   const dateText = DATE_TEXT[settings.dateFormat]
+  const columns = tokens ? [...names, RESUME_COLUMN] : names
   const options: Options = {
-    columns: fields.map((field) => ({ key: field.name, header: field.name })),
+    columns: columns.map((name) => ({ key: name, header: name })),
     quoted_string: true,
     escape_formulas: true,
     record_delimiter: '\n',
@@ -79,16 +83,18 @@ export function csvPageEncoder(
     }
   }
   const withHeader = { ...options, header: true }
-  const toRow = (record: Record<string, unknown>) => {
-    const row = new Array<unknown>(names.length)
+  const toRow = (record: ResourceRecord) => {
+    const row = new Array<unknown>(columns.length)
     for (let index = 0; index < names.length; index++) {
       const value = record[names[index]]
       row[index] = dates[index] && typeof value === 'string' ? new BareCell(dateText(value)) : value
     }
+    // Bare: a token has nothing to quote, and a cell per row is worth its two bytes.
+    if (tokens) row[names.length] = new BareCell(tokens(record))
     return row
   }
   /** The CSV text of `records`, after the byte order mark (with `bom`) and the header row when `first`. */
-  return (records: Array<Record<string, unknown>>, first: boolean) =>
+  return (records: ResourceRecord[], first: boolean) =>
     first
       ? (settings.bom ? BOM : '') + stringify(records.map(toRow), withHeader)
       : stringify(records.map(toRow), options)
