@@ -46,10 +46,20 @@ export function exportScope(identity: ExportIdentity) {
   return keysetDigest(canonicalJson(identity))
 }
 
-/** The token of `record` in an export of `scope` ordered by `fields`. */
-export function resumeToken(scope: string, fields: string[], record: ResourceRecord) {
-  const position = JSON.stringify(Object.fromEntries(fields.map((name) => [name, record[name] ?? null])))
-  return Buffer.from(position, 'utf8').toString('base64url') + SEPARATOR + scope
+/**
+ * The tokens of the records of an export of `scope` ordered by `fields`. The position's JSON is written from
+ * keys made once and each value's JSON: a token per row costs little beside writing the row.
+ */
+export function resumeTokens(scope: string, fields: string[]): ResumeTokens {
+  const keys = fields.map((name, index) => `${index === 0 ? '{' : ','}${JSON.stringify(name)}:`)
+  const suffix = SEPARATOR + scope
+  return (record) => {
+    let position = ''
+    for (let index = 0; index < fields.length; index++) {
+      position += keys[index] + (JSON.stringify(record[fields[index]]) ?? 'null')
+    }
+    return Buffer.from(position + '}', 'utf8').toString('base64url') + suffix
+  }
 }
 
 /** A token read back: the position (values by field name) and the scope it was made for; a 400 naming `field` when malformed. */

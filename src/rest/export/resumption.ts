@@ -3,7 +3,7 @@ import type { Filter, Keyset } from '../../model/query'
 import type { Page } from '../../model/page'
 import type { ResourceRecord } from '../../model/records'
 import { serializedFields, type CsvSettings, type ResolvedResource } from '../../resource/resolved'
-import { exportScope, readResumeToken, resumeToken, type ResumeTokens } from './resume-token'
+import { exportScope, readResumeToken, resumeTokens, type ResumeTokens } from './resume-token'
 
 /** What the client asked for, as the export's query string said it. */
 export interface ExportRequest {
@@ -59,7 +59,7 @@ export function exportResumption(resource: ResolvedResource, mediaType: string, 
           `this export's rows lack ${missing.join(', ')}, which place them in its order`
         )
       }
-      return (record) => resumeToken(scope, fields, record)
+      return resumeTokens(scope, fields)
     }
   }
 }
