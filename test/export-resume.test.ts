@@ -45,6 +45,27 @@ const labelled = defineResource({
   authorize
 })
 
+/** Sorted by a field no answer carries; `note` withheld from callers whose `x-role` is staff. */
+const ranked = defineResource({
+  name: 'RankedRow',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    rank: FilterableField(Type.Integer(), { filterOnly: true }),
+    note: Field(Type.String(), { nullable: true })
+  }),
+  table: 'ranked_rows',
+  basePath: 'ranked-rows',
+  query: { defaultSort: [{ field: 'rank', direction: 'ASC' }] }
+})
+
+const ruled = defineResource({
+  name: 'RuledRow',
+  schema: Type.Object(rowFields),
+  table: 'ruled_rows',
+  basePath: 'ruled-rows',
+  fieldRules: (params) => (params.headers?.['x-role'] === 'staff' ? { note: false } : undefined)
+})
+
 const ROWS = 300
 
 function seedRows() {
@@ -68,7 +89,24 @@ async function resumeApp(databaseUrl: string) {
     })
     await db(table).insert(seedRows())
   }
-  return pluginApp(db, [scored, labelled])
+  await db.schema.createTable('ranked_rows', (columns) => {
+    columns.increments('id')
+    columns.integer('rank').notNullable()
+    columns.string('note').nullable()
+  })
+  await db('ranked_rows').insert([
+    { rank: 2, note: 'second' },
+    { rank: 1, note: 'first' }
+  ])
+  await db.schema.createTable('ruled_rows', (columns) => {
+    columns.increments('id')
+    columns.string('label').nullable()
+    columns.double('score').nullable()
+    columns.string('tenant').notNullable()
+    columns.string('note').nullable()
+  })
+  await db('ruled_rows').insert(seedRows().slice(0, 20))
+  return pluginApp(db, [scored, labelled, ranked, ruled])
 }
 
 const NDJSON = { accept: 'application/x-ndjson' }
@@ -244,6 +282,27 @@ forEachDatabase(
       assert.equal(resumed.headers.get('x-total-count'), String(rows))
       const uncounted = await exportText(env.server, '/labelled-rows/export')
       assert.equal(uncounted.headers.get('x-total-count'), null)
+    })
+
+    it('a token made for other columns (field rules) is a 400; a sort no row carries cannot be resumed', async () => {
+      const admin = (await exportText(env.server, '/ruled-rows/export?resumable=true')).text
+      const token = admin.split('\n')[3].split(',').pop()!
+      const staff = { 'x-role': 'staff' }
+      const refused = await env.server.http('GET', `/ruled-rows/export?after=${token}`, undefined, staff)
+      assert.equal(refused.status, 400)
+      assert.match(refused.body.message, /another export/)
+      const own = (await exportText(env.server, '/ruled-rows/export?resumable=true', staff)).text
+      assert.equal(own.split('\n')[0], '"id","label","score","tenant","$after"')
+      const ownToken = own.split('\n')[3].split(',').pop()!
+      const rest = await exportText(env.server, `/ruled-rows/export?after=${ownToken}`, staff)
+      assert.equal(own.split('\n').slice(0, 4).join('\n') + '\n' + rest.text, own)
+
+      const plain = await exportText(env.server, '/ranked-rows/export')
+      assert.equal(plain.text, '"id","note"\n2,"first"\n1,"second"\n')
+      const unresumable = await env.server.http('GET', '/ranked-rows/export?resumable=true')
+      assert.equal(unresumable.status, 400)
+      assert.equal(unresumable.body.errors[0].field, 'resumable')
+      assert.match(unresumable.body.message, /rank/)
     })
 
     it('a resumable export has the $after column last; without resumable, none', async () => {

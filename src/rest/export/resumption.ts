@@ -34,29 +34,30 @@ export function exportResumption(resource: ResolvedResource, mediaType: string, 
     tokens(page: Page<ResourceRecord>, withheld: readonly string[]): ResumeTokens | undefined {
       if (!request.resume.resumable) return undefined
       const fields = page.keysetFields ?? []
+      const columns = serializedFields(resource)
+        .map((field) => field.name)
+        .filter((name) => !withheld.includes(name))
+      // A token shows its values: a field that no answer carries (filterOnly, hidden) cannot be in one.
+      const unshown = fields.filter((name) => !columns.includes(name))
+      if (unshown.length) {
+        throw badField(
+          'resumable',
+          `this export is ordered by ${unshown.join(', ')}, which its rows do not show: it cannot be resumed`
+        )
+      }
       const scope = exportScope({
         resource: resource.name,
         format: mediaType,
         request: { filter: request.filter ?? {}, search: request.search ?? null },
         settings: { dateFormat: request.settings.dateFormat },
         order: { fields, sort: resource.query.defaultSort },
-        columns: serializedFields(resource)
-          .map((field) => field.name)
-          .filter((name) => !withheld.includes(name))
+        columns
       })
       if (from && from.scope !== scope) {
         throw badField(
           'after',
           'was made for another export (filter, search, dateFormat, format, order or columns): resume with ' +
             'the parameters the first part was asked with, or start again'
-        )
-      }
-      // A field a hook or a hidden annotation keeps out of the rows cannot place a row in a token.
-      const missing = page.data.length ? fields.filter((name) => !(name in page.data[0])) : []
-      if (missing.length) {
-        throw badField(
-          'resumable',
-          `this export's rows lack ${missing.join(', ')}, which place them in its order`
         )
       }
       return resumeTokens(scope, fields)
