@@ -19,7 +19,8 @@ const benchmarks: Array<[name: string, flags: string[]]> = [
   ['prepared-statements', ['items', 'calls', 'rounds']],
   ['heap', ['seconds', 'connections']],
   ['conditional-reads', ['items', 'seconds', 'rounds', 'connections']],
-  ['trusted-documents', ['items', 'seconds', 'rounds', 'connections']]
+  ['trusted-documents', ['items', 'seconds', 'rounds', 'connections']],
+  ['live-queries', ['items', 'subscribers', 'questions', 'writes', 'seconds']]
 ]
 
 function flagsFor(args: string[], known: string[]) {

@@ -44,6 +44,7 @@ export type {
   AggregateOptions,
   ResourceCachingOptions,
   ConcurrencyOptions,
+  UpsertOptions,
   ManyRelationDefinition,
   JoinDefinition,
   OneRelationDefinition,
@@ -66,6 +67,8 @@ export type { QueryLimits } from './resource/query-limits'
 export type { CachingOptions } from './feathers/conditional-read'
 export type { BudgetOptions } from './budgets/options'
 export type { RedisBudgetClient } from './budgets/redis-store'
+export type { LiveOptions } from './live/live-options'
+export type { LiveQueryData, LiveQueryStarted, LiveQueryResult } from './feathers/live-queries-service'
 export { PreconditionFailed, PreconditionRequired } from './service/record-version'
 export { ResourceService } from './service/resource-service'
 export type { ResourceParams, ResourceRecord } from './model/records'

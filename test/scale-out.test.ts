@@ -200,5 +200,44 @@ for (const name of databaseNames) {
         await Promise.all(clients.map((client) => client.dispose()))
       }
     })
+
+    it('keeps live results right on every instance, whichever instance wrote', async function () {
+      this.timeout(30000)
+      const counts: number[][] = instances.map(() => [])
+      const query =
+        'subscription { todoItemAggregate(filter: { title: { like: "live-%" } }) { count { id } } }'
+      const clients = instances.map((instance, index) => {
+        const client = createClient({
+          url: `${instance.baseUrl.replace(/^http/, 'ws')}/graphql`,
+          webSocketImpl: WebSocket,
+          retryAttempts: 0
+        })
+        client.subscribe(
+          { query },
+          {
+            next: (result) => counts[index].push((result.data as any).todoItemAggregate[0].count.id),
+            error: () => {},
+            complete: () => {}
+          }
+        )
+        return client
+      })
+      try {
+        await eventually(() => counts.every((seen) => seen.length === 1))
+        const before = counts.map((seen) => seen[0])
+        assert.ok(
+          before.every((count) => count === before[0]),
+          `one first result: ${before}`
+        )
+        await instances[1].http('POST', '/todo-items', { title: 'live-one', priority: 1 })
+        await instances[0].http('POST', '/todo-items', { title: 'not live', priority: 1 })
+        await eventually(() => counts.every((seen) => seen.at(-1) === before[0] + 1))
+        for (const [index, seen] of counts.entries()) {
+          assert.deepEqual(seen, [before[0], before[0] + 1], `instance ${index + 1}`)
+        }
+      } finally {
+        await Promise.all(clients.map((client) => client.dispose()))
+      }
+    })
   })
 }

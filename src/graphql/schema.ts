@@ -8,6 +8,7 @@ import { querySchemaPart } from './fields/query'
 import { relationSchemaPart } from './fields/relation'
 import type { GraphqlSchemaPart } from './fields/schema-part'
 import { subscriptionSchemaPart } from './fields/subscription'
+import { liveSchemaPart } from './fields/live'
 import { GraphqlTypes } from './type/registry'
 
 type RootFields = GraphQLFieldConfigMap<unknown, GraphqlContext>
@@ -21,7 +22,8 @@ const FIELD_FAMILIES: GraphqlSchemaPart[] = [
   mutationSchemaPart,
   relationSchemaPart,
   aggregateSchemaPart,
-  subscriptionSchemaPart
+  subscriptionSchemaPart,
+  liveSchemaPart
 ]
 
 /** The root fields the resources contribute, refusing a name two of them would take. */

@@ -7,6 +7,7 @@ import { checkHealthOptions, type HealthOptions } from '../operations/readiness'
 import type { FeathersQueryConfiguration } from './configuration'
 import type { CachingOptions } from '../feathers/conditional-read'
 import { resolveBudgets, type BudgetOptions } from '../budgets/options'
+import type { LiveOptions } from '../live/live-options'
 
 export interface SurfaceOptions {
   graphql?: GraphqlOptions | false
@@ -17,6 +18,7 @@ export interface SurfaceOptions {
   health?: HealthOptions | boolean
   caching?: CachingOptions
   budgets?: BudgetOptions
+  live?: LiveOptions
 }
 
 const APP_WIDE = [
@@ -27,7 +29,8 @@ const APP_WIDE = [
   'checkSchema',
   'health',
   'caching',
-  'budgets'
+  'budgets',
+  'live'
 ] as const
 
 export interface AppWideOptions {
@@ -51,7 +54,8 @@ export function appWideOptions(configuration: FeathersQueryConfiguration): AppWi
     checkSchema: configuration.checkSchema,
     health: configuration.health,
     caching: configuration.caching,
-    budgets: configuration.budgets as BudgetOptions | undefined
+    budgets: configuration.budgets as BudgetOptions | undefined,
+    live: configuration.live
   }
   const givenBy = new Map<string, string>()
   return {

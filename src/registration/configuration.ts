@@ -110,6 +110,18 @@ export const feathersQueryConfiguration = Type.Object(
         { additionalProperties: false }
       )
     ),
+    live: Type.Optional(
+      Type.Object(
+        {
+          coalesceMs: Type.Optional(Type.Integer({ minimum: 0 })),
+          maxQuestions: Type.Optional(Type.Integer({ minimum: 1 })),
+          maxConcurrentComputations: Type.Optional(Type.Integer({ minimum: 1 })),
+          maxPerConnection: Type.Optional(Type.Integer({ minimum: 1 })),
+          path: Type.Optional(Type.String({ minLength: 1 }))
+        },
+        { additionalProperties: false }
+      )
+    ),
     sqlite: Type.Optional(
       Type.Object(
         {

@@ -10,6 +10,7 @@ import type { HealthOptions } from '../operations/readiness'
 import type { PageSizeSetting } from './configuration'
 import type { CachingOptions } from '../feathers/conditional-read'
 import type { BudgetOptions } from '../budgets/options'
+import type { LiveOptions } from '../live/live-options'
 
 /** What one `feathersQuery()` call takes. */
 export interface FeathersQueryOptions {
@@ -58,4 +59,10 @@ export interface FeathersQueryOptions {
    * `Retry-After`. Counted in memory, or in Redis for every instance (`store: { redis }`). Off unless given.
    */
   budgets?: BudgetOptions
+  /**
+   * For the whole application: live queries (GraphQL subscriptions to a root query, the `live-queries` service
+   * for Feathers clients): the window that coalesces writes, and how many distinct questions and
+   * computations one process keeps.
+   */
+  live?: LiveOptions
 }

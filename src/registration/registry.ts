@@ -30,6 +30,9 @@ import type { FeathersQueryState } from '../declarations'
 import { setFeathersQueryState } from '../state'
 import { checkDatabaseSchema } from '../schema/check'
 import { instrumentDatabase } from '../dialect/statement-telemetry'
+import { setLiveOptions } from '../live/app-live-queries'
+import { resolveLiveOptions } from '../live/live-options'
+import { registerLiveQueries } from '../feathers/live-queries-service'
 
 /** One `feathersQuery()` call's resources, named in messages about them. */
 function describeCall(resources: ResolvedResource[]) {
@@ -197,7 +200,7 @@ class Registry {
     Object.assign(this.app, {
       setup: async (httpServer?: Server, ...rest: unknown[]) => {
         const surfaces = this.complete()
-        const { realtime, budgets, checkSchema = DEFAULTS.checkSchema } = this.options.current()
+        const { realtime, budgets, live, checkSchema = DEFAULTS.checkSchema } = this.options.current()
         if (checkSchema) {
           // `app.listen` has the server listening before setup: an app that fails its check must not serve.
           await checkDatabaseSchema(this.models).catch(async (error: unknown) => {
@@ -211,6 +214,10 @@ class Registry {
           realtime?.maxConnectionsPerUser ?? DEFAULTS.realtime.maxConnectionsPerUser
         )
         setBudgets(this.app, resolveBudgets(budgets))
+        setLiveOptions(this.app, live)
+        if (!this.app.services[resolveLiveOptions(live).path]) {
+          registerLiveQueries(this.app, () => this.state.resources, resolveLiveOptions(live))
+        }
         const result = await (setup as (...args: unknown[]) => Promise<unknown>).call(
           this.app,
           httpServer,

@@ -23,10 +23,14 @@ import type { RelationScopes } from '../query/relation-filter'
 import { joinScopes, NO_JOIN_SCOPES, type JoinScopes } from '../query/relation-joins'
 import { ambientTransaction } from './transaction'
 import { StatementRunner } from './statement-runner'
+import { recordRead } from '../live/read-recorder'
 
 export function notFound(store: ResourceStore, id: Id) {
   return new NotFound(`No ${store.resource.name} found for id '${id}'`)
 }
+
+/** Statement texts kept for live queries' records of their reads. */
+const SQL_SHAPES_KEPT = 200
 
 /** What a store asks of a resource's service: what a caller may read of its records. */
 export interface ReadScopeSource {
@@ -68,6 +72,7 @@ export class ResourceStore {
   readonly statements: ReadStatements
   readonly limits: Readonly<Required<QueryLimits>>
   private readonly runner: StatementRunner
+  private readonly sqlByShape = new Map<string, string>()
   private readonly related: (name: string) => ReadScopeSource | undefined
   private readonly counts?: CountCache
   /** The row decoder of each projection, generated once. */
@@ -101,6 +106,20 @@ export class ResourceStore {
     return this.knex(params)(this.resource.table)
   }
 
+  /**
+   * The SQL text of a shape's statement, for a live query's record of what it read (only then: building a
+   * statement costs about as much as running a small one).
+   */
+  private sqlOf(shape: string, build: () => Knex.QueryBuilder): string {
+    let sql = this.sqlByShape.get(shape)
+    if (sql === undefined) {
+      if (this.sqlByShape.size >= SQL_SHAPES_KEPT) this.sqlByShape.clear()
+      sql = build().toSQL().sql
+      this.sqlByShape.set(shape, sql)
+    }
+    return sql
+  }
+
   /** Runs a statement compiled once per `shape` (see StatementRunner) on the call's connection. */
   run(
     params: ResourceParams,
@@ -109,6 +128,7 @@ export class ResourceStore {
     build: (bound: readonly unknown[]) => Knex.QueryBuilder,
     integersFrom?: number
   ): Promise<ResourceRecord[]> {
+    recordRead(this.resource.basePath, shape, values, () => this.sqlOf(shape, () => build(values)))
     return this.runner.run(this.knex(params), shape, values, build, integersFrom)
   }
 
@@ -231,6 +251,12 @@ export class ResourceStore {
       return Number((row as { total: unknown }).total)
     }
     const key = this.countKey(params, visible)
+    // A count kept from earlier runs no statement: a live query's computation must still know it read it.
+    recordRead(this.resource.basePath, `count|${visible.key}`, visible.values, () =>
+      this.sqlOf(`count|${visible.key}`, () =>
+        this.statements.count(this.table(params), visible, visible.values)
+      )
+    )
     return key ? this.counts!.count(key, read) : read()
   }
 

@@ -10,6 +10,7 @@ import { copyWith } from '../../common/copy-with'
 import { asForeignKey } from '../type/field-types'
 import type { PageRequest } from './collection-args'
 import type { ServiceCaller } from './service-caller'
+import { asRelationRead } from '../../live/read-recorder'
 
 /**
  * The loader key of each relation request, which parents of one page share (see `sameRequest`): made once,
@@ -118,17 +119,19 @@ export class RelationLoaders {
     return this.loader<Page<ResourceRecord>>(known.key, async (parentIds) => {
       const keys = parentIds.map((id) => asForeignKey(parentKey, id))
       const parents = parentsOf(relation, keys)
-      const result = (await this.caller.service(target).find(
-        this.caller.params({
-          filter: andFilters(request.filter, parents.filter),
-          sorting: request.sorting,
-          paging: request.window,
-          ...(request.keyset ? { keyset: request.keyset } : {}),
-          totalCount: request.totalCount,
-          ...parents.query,
-          // A copy: hooks may add to it, and parents of later pages share the request.
-          select: request.select && [...request.select]
-        })
+      const result = (await asRelationRead(() =>
+        this.caller.service(target).find(
+          this.caller.params({
+            filter: andFilters(request.filter, parents.filter),
+            sorting: request.sorting,
+            paging: request.window,
+            ...(request.keyset ? { keyset: request.keyset } : {}),
+            totalCount: request.totalCount,
+            ...parents.query,
+            // A copy: hooks may add to it, and parents of later pages share the request.
+            select: request.select && [...request.select]
+          })
+        )
       )) as PartitionedPages<ResourceRecord>
       const { limit, offset } = request.window
       const pages = new Map(
@@ -163,12 +166,14 @@ export class RelationLoaders {
         const keys = parentIds.map((id) => asForeignKey(parentKey, id))
         const parents = parentsOf(relation, keys)
         const ofParents = andFilters(filter, parents.filter)
-        const result = (await this.caller
-          .service(target)
-          .aggregate(
-            copyWith(request, { partitionBy: parents.query.partitionBy }),
-            this.caller.params({ filter: ofParents, through: parents.query.through })
-          )) as PartitionedAggregates
+        const result = (await asRelationRead(() =>
+          this.caller
+            .service(target)
+            .aggregate(
+              copyWith(request, { partitionBy: parents.query.partitionBy }),
+              this.caller.params({ filter: ofParents, through: parents.query.through })
+            )
+        )) as PartitionedAggregates
         const byParent = new Map(result.partitions.map(({ key: id, responses }) => [String(id), responses]))
         return keys.map((parent) => byParent.get(String(parent)) ?? result.empty)
       },
@@ -190,10 +195,12 @@ export class RelationLoaders {
     return this.loader<ResourceRecord | null>(
       `one:${target.name}:${select?.join(',') ?? '*'}`,
       async (ids) => {
-        const records = (await this.caller.service(target).find(
-          copyWith(this.caller.params({ filter: { [id]: { in: ids.map(String) } }, select }), {
-            lookup: true
-          })
+        const records = (await asRelationRead(() =>
+          this.caller.service(target).find(
+            copyWith(this.caller.params({ filter: { [id]: { in: ids.map(String) } }, select }), {
+              lookup: true
+            })
+          )
         )) as ResourceRecord[]
         const byId = new Map(records.map((record) => [String(record[id]), record]))
         return ids.map((value) => byId.get(String(value)) ?? null)

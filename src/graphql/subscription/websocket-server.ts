@@ -4,6 +4,8 @@ import type { Application } from '@feathersjs/koa'
 import {
   GraphQLError,
   specifiedRules,
+  subscribe,
+  type ExecutionArgs,
   type DocumentNode,
   type GraphQLSchema,
   type ValidationRule
@@ -22,6 +24,8 @@ import { connectionAdmission, type ConnectionLimits } from '../../common/connect
 import { ResourceEvents } from './resource-events'
 import { copyWith } from '../../common/copy-with'
 import { countLimitRefusal, countRefusal } from '../../telemetry/telemetry'
+import type { GraphqlContext } from '../fields/context'
+import { liveOperation } from './live-operation'
 
 /** Close code of a connection whose client left more than `maxQueuedEvents` events of a subscription unread. */
 export const SLOW_CONSUMER_CLOSE_CODE = 4429
@@ -163,6 +167,8 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
   const rules = [...specifiedRules, ...options.rules]
   const format = (errors: readonly GraphQLError[]) =>
     errors.map((error) => options.formatError(error).toJSON())
+  // What a live operation needs of its connection: the params, and a context per computation of its result.
+  const operations = new WeakMap<object, { params: ResourceParams; context: () => GraphqlContext }>()
   const server: ServerOptions<ConnectionPayload, Extra & Partial<ConnectionExtra>> = {
     schema: options.schema,
     async onConnect(context) {
@@ -223,8 +229,17 @@ function serverOptions(app: Application, options: WebSocketOptions, hubs: Return
       if (refused) return refused.map(options.formatError)
       const events = eventsOf(hubs, limits.maxQueuedEvents, params, context.extra.socket)
       const contextValue = graphqlContextOf(app, params, limits.maxConcurrentStatements, events)
+      operations.set(contextValue, {
+        params,
+        context: () => graphqlContextOf(app, params, limits.maxConcurrentStatements)
+      })
       const { operationName, variables: variableValues } = payload
       return { schema: options.schema, document, operationName, variableValues, contextValue }
+    },
+    subscribe(args: ExecutionArgs) {
+      const operation = operations.get(args.contextValue as object)
+      const live = operation && liveOperation(args, { app, ...operation, formatError: options.formatError })
+      return live ?? subscribe(args)
     },
     onNext: (_context, _id, _payload, _args, result) =>
       result.errors ? copyWith(result, { errors: format(result.errors) }) : undefined,

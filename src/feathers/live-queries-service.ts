@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto'
+import { BadRequest, NotFound, TooManyRequests } from '@feathersjs/errors'
+import type { Application } from '@feathersjs/koa'
+import type { Params, RealTimeConnection } from '@feathersjs/feathers'
+import type { ResolvedResource } from '../resource/resolved'
+import type { ResourceParams } from '../model/records'
+import { resourceService } from '../service/resource-service'
+import { liveQueriesOf } from '../live/app-live-queries'
+import { liveScope } from '../live/live-scope'
+import type { ResolvedLiveOptions } from '../live/live-options'
+import { toFilterOfQuery } from './live-query-filter'
+import { andFilters } from '../query/filters'
+
+/** What a Feathers client asks to watch: a resource's `find` (default) or `aggregate`. */
+export interface LiveQueryData {
+  /** The resource's service path, e.g. `todo-items`. */
+  path: string
+  method?: 'find' | 'aggregate'
+  /** The query, as the method would take it in `params.query`. */
+  query?: Record<string, unknown>
+  /** For `aggregate`: its request (`groupBy`, `count`, `sum`, ...), the method's first argument. */
+  aggregate?: Record<string, unknown>
+}
+
+/** A watch started: its id, which every `result` event of it carries, and the first result. */
+export interface LiveQueryStarted {
+  id: string
+  result: unknown
+}
+
+/** A new result of a watch, sent as the service's `result` event to the connection that started it only. */
+export interface LiveQueryResult {
+  id: string
+  result: unknown
+}
+
+const channelOf = (id: string) => `feathers-query/live/${id}`
+
+/**
+ * Live queries for Feathers clients over a real-time transport: `create({ path, method, query })` answers the
+ * method's result and watches it; each new result comes as a `result` event `{ id, result }` to that
+ * connection alone; `remove(id)` stops it, and so does the connection's end. The method runs as the client's
+ * own call (hooks, `authorize`, field rules), shared with every watcher of the same question and scope.
+ */
+export class LiveQueriesService {
+  private readonly watches = new Map<RealTimeConnection, Map<string, () => void>>()
+  /** Set by Feathers' event mixin when the service is registered. */
+  declare emit: (event: string, data: unknown) => boolean
+
+  constructor(
+    private readonly app: Application,
+    private readonly resources: () => ResolvedResource[],
+    private readonly options: ResolvedLiveOptions
+  ) {}
+
+  async create(data: LiveQueryData, params: Params = {}): Promise<LiveQueryStarted> {
+    const connection = params.connection as RealTimeConnection | undefined
+    if (!connection) {
+      throw new BadRequest('A live query needs a real-time connection (socket.io) to send its results to')
+    }
+    const resource = this.resourceAt(data?.path)
+    const method = data.method ?? 'find'
+    if (method !== 'find' && method !== 'aggregate') {
+      throw new BadRequest(`method must be 'find' or 'aggregate'`, {
+        errors: [{ field: 'method', message: 'unknown' }]
+      })
+    }
+    const own = this.watches.get(connection) ?? new Map<string, () => void>()
+    if (own.size >= this.options.maxPerConnection) {
+      throw new TooManyRequests(
+        `A connection watches at most ${this.options.maxPerConnection} live queries`,
+        {
+          code: 'TOO_MANY_LIVE_QUERIES'
+        }
+      )
+    }
+    const { query: _query, ...caller } = params
+    const query = data.query ?? {}
+    const service = this.app.service(resource.basePath) as unknown as {
+      find(params: Params): Promise<unknown>
+      aggregate(request: unknown, params: Params): Promise<unknown>
+    }
+    const compute =
+      method === 'find'
+        ? () => service.find({ ...caller, query })
+        : () => service.aggregate(data.aggregate ?? {}, { ...caller, query })
+    const id = randomUUID()
+    const scope = await liveScope(resource, caller as ResourceParams, (target) =>
+      resourceService(this.app, target)
+    )
+    const watching = await liveQueriesOf(this.app).watch({
+      question: JSON.stringify([resource.basePath, method, query, data.aggregate ?? null]),
+      scope: scope.key,
+      compute,
+      text: (result) => JSON.stringify(result),
+      deliver: (result) => this.emit('result', { id, result } satisfies LiveQueryResult),
+      fail: () => this.stop(connection, id),
+      root: {
+        resource,
+        filter:
+          method === 'find'
+            ? andFilters(scope.rootScope, toFilterOfQuery(resource, query))
+            : toFilterOfQuery(resource, query)
+      }
+    })
+    own.set(id, watching.stop)
+    this.watches.set(connection, own)
+    this.app.channel(channelOf(id)).join(connection)
+    return { id, result: watching.first }
+  }
+
+  async remove(id: string, params: Params = {}): Promise<{ id: string }> {
+    const connection = params.connection as RealTimeConnection | undefined
+    if (!connection || !this.watches.get(connection)?.has(String(id))) {
+      throw new NotFound(`No live query '${id}' of this connection`)
+    }
+    this.stop(connection, String(id))
+    return { id: String(id) }
+  }
+
+  /** Stops every watch of a connection that ended. */
+  disconnected(connection: RealTimeConnection) {
+    for (const id of [...(this.watches.get(connection)?.keys() ?? [])]) this.stop(connection, id)
+  }
+
+  private stop(connection: RealTimeConnection, id: string) {
+    const own = this.watches.get(connection)
+    own?.get(id)?.()
+    own?.delete(id)
+    if (own?.size === 0) this.watches.delete(connection)
+    this.app.channel(channelOf(id)).leave(connection)
+  }
+
+  private resourceAt(path: unknown): ResolvedResource {
+    const resource = this.resources().find((candidate) => candidate.basePath === path)
+    if (!resource) {
+      throw new BadRequest(`path must name a resource's service`, {
+        errors: [{ field: 'path', message: `no resource at '${String(path)}'` }]
+      })
+    }
+    return resource
+  }
+}
+
+/** Registers the live queries' service at `options.path`, its `result` events sent to their watcher only. */
+export function registerLiveQueries(
+  app: Application,
+  resources: () => ResolvedResource[],
+  options: ResolvedLiveOptions
+) {
+  const service = new LiveQueriesService(app, resources, options)
+  app.use(options.path, service as never, { methods: ['create', 'remove'], events: ['result'] })
+  const registered = app.service(options.path) as unknown as {
+    publish?: (event: string, publisher: (data: LiveQueryResult) => unknown) => void
+  }
+  registered.publish?.('result', (data) => app.channel(channelOf(data.id)))
+  app.on('disconnect', (connection: RealTimeConnection) => service.disconnected(connection))
+}

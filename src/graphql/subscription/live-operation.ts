@@ -1,0 +1,140 @@
+import {
+  execute,
+  getArgumentValues,
+  getOperationAST,
+  getVariableValues,
+  print,
+  GraphQLError,
+  Kind,
+  OperationTypeNode,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FieldNode,
+  type OperationDefinitionNode
+} from 'graphql'
+import type { Application } from '@feathersjs/koa'
+import { latestValueStream } from '../../common/latest-value-stream'
+import { copyWith } from '../../common/copy-with'
+import { liveQueriesOf } from '../../live/app-live-queries'
+import { liveScope } from '../../live/live-scope'
+import type { Filter } from '../../model/query'
+import type { ResourceParams } from '../../model/records'
+import type { ResolvedResource } from '../../resource/resolved'
+import { resourceService } from '../../service/resource-service'
+import { liveFieldOf } from '../fields/live'
+import type { GraphqlContext } from '../fields/context'
+import { toFilter } from '../type/filter-input'
+import { andFilters } from '../../query/filters'
+
+/** The one root field of a live subscription, with its argument values. */
+function liveRoot(args: ExecutionArgs, operation: OperationDefinitionNode) {
+  const [selection] = operation.selectionSet.selections
+  if (operation.selectionSet.selections.length !== 1 || selection.kind !== Kind.FIELD) return undefined
+  const field = args.schema.getSubscriptionType()?.getFields()[selection.name.value]
+  const live = liveFieldOf(field)
+  if (!field || !live) return undefined
+  return { field, node: selection as FieldNode, ...live }
+}
+
+/** The client's filter of the root field: a created or removed record outside it changes nothing. */
+function rootFilter(resource: ResolvedResource, values: Record<string, unknown>): Filter | undefined {
+  if (values.id !== undefined) return { [resource.idField.name]: { eq: values.id } } as Filter
+  try {
+    return toFilter(resource, values.filter)
+  } catch {
+    return undefined
+  }
+}
+
+/** The same document with the subscription read as a query: the live result is the query's result. */
+function asQuery(document: DocumentNode, operation: OperationDefinitionNode): DocumentNode {
+  const query = { ...operation, operation: OperationTypeNode.QUERY }
+  return {
+    ...document,
+    definitions: document.definitions.map((definition) => (definition === operation ? query : definition))
+  }
+}
+
+export interface LiveOperationOptions {
+  app: Application
+  /** The connection's params, as every call of the connection carries them. */
+  params: ResourceParams
+  /** A context for one computation: relation loaders and statement slots of its own. */
+  context: () => GraphqlContext
+  formatError(error: GraphQLError): GraphQLError
+}
+
+/**
+ * Serves a subscription to a live field (`subscription { todoItems(...) { ... } }`): the query's result at
+ * once, then each new result a write brings, computed once for every subscriber of the same question and
+ * scope (see `LiveQueries`). Undefined for any other operation.
+ */
+export function liveOperation(
+  args: ExecutionArgs,
+  options: LiveOperationOptions
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> | undefined {
+  const operation = getOperationAST(args.document, args.operationName)
+  if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) return undefined
+  const root = liveRoot(args, operation)
+  if (!root) return undefined
+  return watch(args, operation, root, options)
+}
+
+async function watch(
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode,
+  root: NonNullable<ReturnType<typeof liveRoot>>,
+  options: LiveOperationOptions
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const { schema, operationName } = args
+  const variables = getVariableValues(schema, operation.variableDefinitions ?? [], args.variableValues ?? {})
+  if (variables.errors) return { errors: variables.errors.map(options.formatError) }
+  const values = getArgumentValues(root.field, root.node, variables.coerced)
+  const document = asQuery(args.document, operation)
+  const params = copyWith(options.params, { provider: 'graphql' }) as ResourceParams
+  const failed = (error: unknown) => ({
+    errors: [
+      options.formatError(
+        error instanceof GraphQLError
+          ? error
+          : new GraphQLError((error as Error).message, { originalError: error as Error })
+      )
+    ]
+  })
+  let stop = () => {}
+  const stream = latestValueStream<ExecutionResult>(() => stop())
+  try {
+    const scope = await liveScope(root.resource, params, (resource) => resourceService(options.app, resource))
+    const filter = rootFilter(root.resource, values)
+    const watching = await liveQueriesOf(options.app).watch<ExecutionResult>({
+      question: JSON.stringify([operationName ?? null, args.variableValues ?? null, print(document)]),
+      scope: scope.key,
+      compute: async () =>
+        execute({
+          schema,
+          document,
+          operationName,
+          variableValues: args.variableValues,
+          contextValue: options.context()
+        }),
+      text: (result) => JSON.stringify(result),
+      deliver: (result) => stream.push(result),
+      fail: (error) => stream.finish(failed(error)),
+      root: {
+        resource: root.resource,
+        filter: root.method === 'find' ? andFilters(scope.rootScope, filter) : filter
+      }
+    })
+    stop = watching.stop
+    if (watching.first.errors && !watching.first.data) {
+      stop()
+      return watching.first
+    }
+    stream.push(watching.first)
+    return stream.iterator
+  } catch (error) {
+    stream.end()
+    return failed(error)
+  }
+}

@@ -1,0 +1,342 @@
+import assert from 'node:assert/strict'
+import { feathers } from '@feathersjs/feathers'
+import socketioClient from '@feathersjs/socketio-client'
+import { Type } from '@sinclair/typebox'
+import { createClient, type Client } from 'graphql-ws'
+import knex from 'knex'
+import { io, type Socket } from 'socket.io-client'
+import WebSocket from 'ws'
+import { defineResource, FilterableField, IDField } from '../src'
+import { knexConfig } from '../example/database'
+import { wsUrl } from './support/graphql-ws'
+import { pluginApp } from './support/plugin-app'
+import { forEachDatabase, type TestServer } from './support/server'
+import { pollUntil } from './support/eventually'
+
+/** A caller's team is its `x-team` header: each sees its own team's tasks; admins see every field. */
+const teamOf = (params: { headers?: Record<string, unknown> }) =>
+  params.headers?.['x-team'] as string | undefined
+
+const tasks = defineResource({
+  name: 'Task',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    title: FilterableField(Type.String()),
+    team: FilterableField(Type.String()),
+    points: FilterableField(Type.Integer()),
+    done: FilterableField(Type.Boolean())
+  }),
+  many: {
+    comments: { resource: 'Comment', foreignKey: 'taskId', pagingStrategy: 'offset', filterable: true }
+  },
+  graphql: { pagingStrategy: 'offset' },
+  query: { enableTotalCount: true, defaultSort: [{ field: 'id', direction: 'ASC' }] },
+  enableAggregate: true,
+  authorize: (context) => ({ team: { eq: teamOf(context.params) ?? '' } }),
+  fieldRules: (params) => (params.headers?.['x-role'] === 'admin' ? undefined : { points: { read: false } })
+})
+
+const comments = defineResource({
+  name: 'Comment',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    text: FilterableField(Type.String()),
+    taskId: FilterableField(Type.Integer())
+  }),
+  one: { task: { resource: 'Task', foreignKey: 'taskId' } },
+  // Secret comments are for callers who say they may read them.
+  authorize: (context) =>
+    context.params.headers?.['x-secret'] === 'yes' ? undefined : { text: { notLike: 'secret%' } }
+})
+
+async function liveApp(databaseUrl: string) {
+  const db = knex(knexConfig(databaseUrl))
+  await db.schema.createTable('tasks', (columns) => {
+    columns.increments('id')
+    columns.string('title').notNullable()
+    columns.string('team').notNullable()
+    columns.integer('points').notNullable()
+    columns.boolean('done').notNullable()
+  })
+  await db.schema.createTable('comments', (columns) => {
+    columns.increments('id')
+    columns.string('text').notNullable()
+    columns.integer('taskId').notNullable()
+  })
+  await db('tasks').insert([
+    { title: 'a1', team: 'a', points: 1, done: false },
+    { title: 'b1', team: 'b', points: 2, done: false }
+  ])
+  await db('comments').insert([{ text: 'first', taskId: 1 }])
+  return pluginApp(db, [tasks, comments], { transports: true, plugin: { live: { coalesceMs: 20 } } })
+}
+
+const A = { 'x-team': 'a' }
+const B = { 'x-team': 'b' }
+const ADMIN_A = { 'x-team': 'a', 'x-role': 'admin' }
+
+/** A graphql-ws client whose upgrade request carries `headers` (the connection's params). */
+function wsClient(server: TestServer, headers: Record<string, string>): Client {
+  class WithHeaders extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols, { headers })
+    }
+  }
+  return createClient({ url: wsUrl(server), webSocketImpl: WithHeaders, retryAttempts: 0, lazy: true })
+}
+
+interface LiveWatch {
+  results: any[]
+  errors: any[]
+  stop(): void
+}
+
+function subscribe(client: Client, query: string, variables?: Record<string, unknown>): LiveWatch {
+  const watch: LiveWatch = { results: [], errors: [], stop: () => {} }
+  watch.stop = client.subscribe(
+    { query, variables },
+    {
+      next: (result) =>
+        result.errors ? watch.errors.push(...result.errors) : watch.results.push(result.data),
+      error: (error) => {
+        if (process.env.DEBUG_LIVE) console.log('error', error)
+        watch.errors.push(...(Array.isArray(error) ? error : [error]))
+      },
+      complete: () => {}
+    }
+  )
+  return watch
+}
+
+const LIST = `subscription Open {
+  tasks(filter: { done: { is: false } }) { totalCount nodes { title comments { nodes { text } } } }
+}`
+
+const titles = (result: any) => result.tasks.nodes.map((node: any) => node.title)
+
+forEachDatabase(
+  'Live queries: a result pushed again when a write changes it',
+  (env) => {
+    const clients: Client[] = []
+    const sockets: Socket[] = []
+    const client = (headers: Record<string, string>) => {
+      const made = wsClient(env.server, headers)
+      clients.push(made)
+      return made
+    }
+    const post = (headers: Record<string, string>, path: string, body: unknown) =>
+      env.server.http('POST', path, body, headers)
+    const until = (condition: () => boolean, what: string) => pollUntil(condition, what, { ms: 5000 })
+
+    afterEach(async () => {
+      await Promise.all(clients.splice(0).map((made) => made.dispose()))
+      for (const socket of sockets.splice(0)) socket.close()
+      await env.server.db('comments').where('id', '>', 1).delete()
+      await env.server.db('tasks').where('id', '>', 2).delete()
+    })
+
+    it('answers the query at once, then again after each write that changes it, relations included', async () => {
+      const watch = subscribe(client(A), LIST)
+      await until(() => watch.results.length === 1, 'the first result')
+      assert.deepEqual(watch.results[0], {
+        tasks: { totalCount: 1, nodes: [{ title: 'a1', comments: { nodes: [{ text: 'first' }] } }] }
+      })
+      assert.equal((await post(A, '/tasks', { title: 'a2', team: 'a', points: 3, done: false })).status, 201)
+      await until(() => watch.results.length === 2, 'the result after a create')
+      assert.deepEqual(titles(watch.results[1]), ['a1', 'a2'])
+      assert.equal(watch.results[1].tasks.totalCount, 2)
+      // A write to a related resource changes it too.
+      assert.equal((await post(A, '/comments', { text: 'second', taskId: 1 })).status, 201)
+      await until(() => watch.results.length === 3, 'the result after a comment')
+      assert.deepEqual(watch.results[2].tasks.nodes[0].comments.nodes, [
+        { text: 'first' },
+        { text: 'second' }
+      ])
+      assert.deepEqual(watch.errors, [])
+    })
+
+    it('pushes nothing for a write it may not see or that its filter leaves out', async () => {
+      const watch = subscribe(client(A), LIST)
+      await until(() => watch.results.length === 1, 'the first result')
+      // Another team's task, and a done one of its own: the result is the same, so nothing comes.
+      assert.equal((await post(B, '/tasks', { title: 'b2', team: 'b', points: 1, done: false })).status, 201)
+      assert.equal(
+        (await post(A, '/tasks', { title: 'a-done', team: 'a', points: 1, done: true })).status,
+        201
+      )
+      assert.equal(
+        (await post(A, '/tasks', { title: 'a-sentinel', team: 'a', points: 1, done: false })).status,
+        201
+      )
+      await until(() => watch.results.length >= 2, 'the sentinel')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal(watch.results.length, 2)
+      assert.deepEqual(titles(watch.results[1]), ['a1', 'a-sentinel'])
+    })
+
+    it('each subscriber sees its own scope, and one computation serves every subscriber of a question and scope', async () => {
+      const teamA = Array.from({ length: 8 }, () => subscribe(client(A), LIST))
+      const teamB = subscribe(client(B), LIST)
+      await until(() => [...teamA, teamB].every((watch) => watch.results.length === 1), 'the first results')
+      assert.deepEqual(titles(teamB.results[0]), ['b1'])
+      const statements = await env.server.recordStatements(async () => {
+        assert.equal(
+          (await post(A, '/tasks', { title: 'a3', team: 'a', points: 1, done: false })).status,
+          201
+        )
+        await until(() => teamA.every((watch) => watch.results.length === 2), 'every team-a subscriber')
+      })
+      for (const watch of teamA) assert.deepEqual(titles(watch.results[1]), ['a1', 'a3'])
+      // The page (with its count) once for all eight subscribers of team a, not eight times (team b's question
+      // reads comments too, so a task it cannot see still costs its one computation, which delivers nothing).
+      const reads = statements.filter((sql) => /__fq_total/.test(sql))
+      assert.ok(
+        reads.length <= 2,
+        `one computation, not one per subscriber: ${reads.length} reads\n${reads.join('\n')}`
+      )
+      // Team b's result did not change: nothing was pushed to it.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal(teamB.results.length, 1)
+    })
+
+    it('follows the tables its filter reaches: a comment can bring a task into a result', async () => {
+      const watch = subscribe(
+        client(A),
+        'subscription { tasks(filter: { comments: { text: { like: "hot%" } } }) { nodes { title } } }'
+      )
+      await until(() => watch.results.length === 1, 'the first result')
+      assert.deepEqual(watch.results[0].tasks.nodes, [])
+      assert.equal((await post(A, '/comments', { text: 'hot topic', taskId: 1 })).status, 201)
+      await until(() => watch.results.length === 2, 'the task the comment brought')
+      assert.deepEqual(watch.results[1].tasks.nodes, [{ title: 'a1' }])
+    })
+
+    it('computes nothing for a write certainly outside a question that reads one resource', async () => {
+      const query = 'subscription { tasks(filter: { done: { is: false } }) { totalCount nodes { title } } }'
+      const watches = [subscribe(client(A), query), subscribe(client(A), query)]
+      await until(() => watches.every((watch) => watch.results.length === 1), 'the first results')
+      const page = (sql: string) => /__fq_total/.test(sql)
+      // Another team's task, a done task, and a patch of a field the filter does not name on a done one.
+      const outside = await env.server.recordStatements(async () => {
+        assert.equal(
+          (await post(B, '/tasks', { title: 'b3', team: 'b', points: 1, done: false })).status,
+          201
+        )
+        const done = await post(A, '/tasks', { title: 'a-done', team: 'a', points: 1, done: true })
+        assert.equal(done.status, 201)
+        assert.equal(
+          (await env.server.http('PATCH', `/tasks/${done.body.id}`, { title: 'renamed' }, A)).status,
+          200
+        )
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      })
+      assert.deepEqual(outside.filter(page), [])
+      // A patch that moves a task into the filter is computed once, for both subscribers.
+      const moved = await env.server.recordStatements(async () => {
+        assert.equal((await env.server.http('PATCH', '/tasks/2', { done: false }, B)).status, 200)
+        const mine = await env.server.db('tasks').where({ title: 'renamed' }).first()
+        assert.equal((await env.server.http('PATCH', `/tasks/${mine.id}`, { done: false }, A)).status, 200)
+        await until(() => watches.every((watch) => watch.results.length === 2), 'the moved task')
+      })
+      for (const watch of watches) assert.deepEqual(titles(watch.results[1]), ['a1', 'renamed'])
+      assert.ok(moved.filter(page).length <= 2, moved.filter(page).join('\n'))
+    })
+
+    it('never shares a result between callers whose scopes differ on a resource not read yet', async () => {
+      // Both questions read the same (empty) page now; only their scope of comments tells them apart.
+      const query =
+        'subscription { tasks(filter: { title: { eq: "new" } }) { nodes { comments { nodes { text } } } } }'
+      const secret = subscribe(client({ ...A, 'x-secret': 'yes' }), query)
+      await until(() => secret.results.length === 1, 'the first result')
+      const plain = subscribe(client(A), query)
+      await until(() => plain.results.length === 1, 'the first result')
+      const task = await post(A, '/tasks', { title: 'new', team: 'a', points: 1, done: false })
+      assert.equal(
+        (await post({ ...A, 'x-secret': 'yes' }, '/comments', { text: 'secret plan', taskId: task.body.id }))
+          .status,
+        201
+      )
+      assert.equal((await post(A, '/comments', { text: 'open plan', taskId: task.body.id })).status, 201)
+      const texts = (watch: LiveWatch) =>
+        watch.results.at(-1)?.tasks.nodes[0]?.comments.nodes.map((c: any) => c.text)
+      await until(() => texts(secret)?.length === 2 && texts(plain)?.length === 1, 'both results')
+      assert.deepEqual(texts(plain), ['open plan'])
+      assert.ok(!JSON.stringify(plain.results).includes('secret'))
+    })
+
+    it('coalesces a burst of writes into few results, the last one right', async () => {
+      const watch = subscribe(client(A), LIST)
+      await until(() => watch.results.length === 1, 'the first result')
+      await Promise.all(
+        Array.from({ length: 15 }, (_, index) =>
+          post(A, '/tasks', { title: `burst${index}`, team: 'a', points: 1, done: false })
+        )
+      )
+      await until(() => watch.results.at(-1)?.tasks.totalCount === 16, 'the burst in the result')
+      assert.ok(watch.results.length <= 8, `${watch.results.length} results for 15 writes`)
+    })
+
+    it('keeps aggregates live, and refuses a field the caller may not read when it subscribes', async () => {
+      const query = 'subscription { taskAggregate { groupBy { done } count { id } } }'
+      const watch = subscribe(client(A), query)
+      await until(() => watch.results.length === 1, 'the first result')
+      assert.deepEqual(watch.results[0].taskAggregate, [{ groupBy: { done: false }, count: { id: 1 } }])
+      assert.equal((await post(A, '/tasks', { title: 'a4', team: 'a', points: 1, done: true })).status, 201)
+      await until(() => watch.results.length === 2, 'the new groups')
+      assert.deepEqual(watch.results[1].taskAggregate, [
+        { groupBy: { done: false }, count: { id: 1 } },
+        { groupBy: { done: true }, count: { id: 1 } }
+      ])
+      const refused = subscribe(client(A), 'subscription { tasks { nodes { points } } }')
+      await until(() => refused.errors.length > 0, 'the refusal')
+      assert.equal(refused.errors[0].extensions.code, 'BAD_USER_INPUT')
+      assert.match(JSON.stringify(refused.errors[0]), /points/)
+      const admin = subscribe(client(ADMIN_A), 'subscription { tasks { nodes { points } } }')
+      await until(() => admin.results.length === 1, 'the admin result')
+      assert.deepEqual(admin.results[0].tasks.nodes, [{ points: 1 }, { points: 1 }])
+    })
+
+    it('serves Feathers clients over socket.io through the live-queries service, to their own connection only', async () => {
+      const connect = (headers: Record<string, string>) => {
+        const socket = io(env.server.baseUrl, { extraHeaders: headers, transports: ['websocket'] })
+        sockets.push(socket)
+        return feathers().configure(socketioClient(socket))
+      }
+      const ann = connect(A)
+      const other = connect(A)
+      const heard: any[] = []
+      const otherHeard: any[] = []
+      ann.service('live-queries').on('result', (event: any) => heard.push(event))
+      other.service('live-queries').on('result', (event: any) => otherHeard.push(event))
+      const started: any = await ann.service('live-queries').create({ path: 'tasks', query: { done: false } })
+      assert.deepEqual(
+        started.result.data.map((task: any) => task.title),
+        ['a1']
+      )
+      assert.equal(started.result.data[0].points, undefined)
+      await ann.service('tasks').create({ title: 'a5', team: 'a', points: 1, done: false })
+      await until(() => heard.length === 1, 'the new result')
+      assert.equal(heard[0].id, started.id)
+      assert.deepEqual(
+        heard[0].result.data.map((task: any) => task.title),
+        ['a1', 'a5']
+      )
+      assert.deepEqual(otherHeard, [])
+      await ann.service('live-queries').remove(started.id)
+      await ann.service('tasks').create({ title: 'a6', team: 'a', points: 1, done: false })
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      assert.equal(heard.length, 1)
+      await assert.rejects(ann.service('live-queries').create({ path: 'nope' }), { name: 'BadRequest' })
+    })
+
+    it('stops listening once the last subscriber leaves', async () => {
+      const watch = subscribe(client(A), LIST)
+      await until(() => watch.results.length === 1, 'the first result')
+      assert.ok(env.server.subscriptionListeners('tasks') > 0)
+      watch.stop()
+      await until(() => env.server.subscriptionListeners('tasks') === 0, 'no listener')
+      await until(() => env.server.subscriptionListeners('comments') === 0, 'no comment listener')
+    })
+  },
+  liveApp
+)
