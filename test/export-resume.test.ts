@@ -45,6 +45,21 @@ const labelled = defineResource({
   authorize
 })
 
+/** Sorted by a date with ties (to the millisecond) and nulls, descending; created through the service. */
+const dated = defineResource({
+  name: 'DatedRow',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    at: FilterableField(Type.String({ format: 'date-time' }), { nullable: true }),
+    tenant: FilterableField(Type.String())
+  }),
+  table: 'dated_rows',
+  basePath: 'dated-rows',
+  multi: true,
+  query: { defaultSort: [{ field: 'at', direction: 'DESC' }] },
+  export: { batchSize: 6 }
+})
+
 /** Sorted by a field no answer carries; `note` withheld from callers whose `x-role` is staff. */
 const ranked = defineResource({
   name: 'RankedRow',
@@ -89,6 +104,11 @@ async function resumeApp(databaseUrl: string) {
     })
     await db(table).insert(seedRows())
   }
+  await db.schema.createTable('dated_rows', (columns) => {
+    columns.increments('id')
+    columns.datetime('at', { precision: 3 }).nullable()
+    columns.string('tenant').notNullable()
+  })
   await db.schema.createTable('ranked_rows', (columns) => {
     columns.increments('id')
     columns.integer('rank').notNullable()
@@ -106,7 +126,7 @@ async function resumeApp(databaseUrl: string) {
     columns.string('note').nullable()
   })
   await db('ruled_rows').insert(seedRows().slice(0, 20))
-  return pluginApp(db, [scored, labelled, ranked, ruled])
+  return pluginApp(db, [scored, labelled, dated, ranked, ruled])
 }
 
 const NDJSON = { accept: 'application/x-ndjson' }
@@ -156,14 +176,27 @@ async function exportText(server: TestServer, path: string, headers: Record<stri
 forEachDatabase(
   'Export: resumed after a cut',
   (env) => {
-    for (const resource of ['scored-rows', 'labelled-rows']) {
+    before(async () => {
+      const rows = Array.from({ length: 120 }, (_, index) => ({
+        at:
+          index % 8 === 0
+            ? null
+            : new Date(Date.UTC(2026, 0, 1 + (index % 5), 12, 0, 0, index % 3)).toISOString(),
+        tenant: 'a'
+      }))
+      for (let at = 0; at < rows.length; at += 60)
+        await env.server.app.service('dated-rows').create(rows.slice(at, at + 60))
+    })
+
+    for (const resource of ['scored-rows', 'labelled-rows', 'dated-rows']) {
       for (const ndjson of [false, true]) {
         const format = ndjson ? 'NDJSON' : 'CSV'
         const headers = ndjson ? NDJSON : {}
         it(`${resource}, ${format}: the part held and the resumed part are the whole export, at any cut`, async () => {
           const query = 'resumable=true'
           const full = (await exportText(env.server, `/${resource}/export?${query}`, headers)).text
-          assert.equal(full.split('\n').length - 1, ROWS + (ndjson ? 0 : 1))
+          const rows = resource === 'dated-rows' ? 120 : ROWS
+          assert.equal(full.split('\n').length - 1, rows + (ndjson ? 0 : 1))
           for (const fraction of [0.05, 0.3, 0.77, 0.99]) {
             const cut = await cutDownload(
               env.server,
