@@ -51,7 +51,8 @@ const DATE_TEXT = {
  * row of the serialized fields in schema order (also for zero rows), strings quoted with quotes doubled,
  * numbers bare, booleans `true`/`false`, dates bare (ISO 8601 UTC, or `YYYY-MM-DD HH:MM:SS` UTC with
  * `dateFormat: 'spreadsheet'`), null empty, `\n` line ends, and cells a spreadsheet would run as a formula
- * (`= + - @`, tab, CR) prefixed with `'` by csv-stringify's `escape_formulas`.
+ * (`= + - @`, tab, CR) prefixed with `'` by csv-stringify's `escape_formulas`. With `tokens` (a resumable
+ * export), a last column `$after` holds each row's resume token.
  *
  * A page is encoded by one call of csv-stringify's synchronous API rather than record by record through its
  * stream: each record written to a stream is a write of its own through Node's stream machinery, which cost
