@@ -108,12 +108,27 @@ function exportResponse(resource: ResolvedResource): ResponseObject {
   return {
     description:
       `CSV with a header row, columns ${columns.join(', ')}; or, for Accept: application/x-ndjson, ` +
-      'NDJSON: one JSON object per line with those members',
+      'NDJSON: one JSON object per line with those members; with resumable=true, a last column (member) ' +
+      "$after holding the row's resume token",
     headers: {
       'Content-Disposition': {
         description: `${file}.csv, or ${file}.ndjson for NDJSON`,
         schema: { type: 'string', example: `attachment; filename="${file}.csv"` }
       },
+      ...(resource.query.enableTotalCount
+        ? {
+            'X-Total-Count': {
+              description:
+                'The rows of the whole export (at most the row limit), counted at its start, or the ' +
+                "planner's estimate (countStrategy), for a progress bar",
+              schema: { type: 'integer' }
+            },
+            'X-Total-Count-Is-Estimate': {
+              description: 'true when X-Total-Count is an estimate',
+              schema: { type: 'string', enum: ['true'] }
+            }
+          }
+        : {}),
       ...(maxRows === undefined
         ? {}
         : {
