@@ -146,6 +146,7 @@ async function measure(name: BenchDatabaseName) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
 
+    console.log(`  ${name}: ${subscriberCount} subscribed; live phase`)
     // Live: the writes alone; the server pushes what changed.
     const liveCpu = cpuMicrosOf(server.child.pid!)
     const answered = await steadyWrites(port)
@@ -173,6 +174,7 @@ async function measure(name: BenchDatabaseName) {
     }
     delays.sort((a, b) => a - b)
 
+    console.log(`  ${name}: re-run phase`)
     // Re-run: after each write, every subscriber's query once, as a query over its connection.
     const rerunCpu = cpuMicrosOf(server.child.pid!)
     const rerunDelays: number[] = []

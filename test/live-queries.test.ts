@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { feathers } from '@feathersjs/feathers'
 import socketioClient from '@feathersjs/socketio-client'
+import { Forbidden } from '@feathersjs/errors'
 import { Type } from '@sinclair/typebox'
 import { createClient, type Client } from 'graphql-ws'
 import knex from 'knex'
@@ -17,6 +18,9 @@ import { pollUntil } from './support/eventually'
 const teamOf = (params: { headers?: Record<string, unknown> }) =>
   params.headers?.['x-team'] as string | undefined
 
+/** Users whose rights ended: `authorize` refuses them from then on. */
+const banned = new Set<string>()
+
 const tasks = defineResource({
   name: 'Task',
   schema: Type.Object({
@@ -32,7 +36,10 @@ const tasks = defineResource({
   graphql: { pagingStrategy: 'offset' },
   query: { enableTotalCount: true, defaultSort: [{ field: 'id', direction: 'ASC' }] },
   enableAggregate: true,
-  authorize: (context) => ({ team: { eq: teamOf(context.params) ?? '' } }),
+  authorize: (context) => {
+    if (banned.has(context.params.headers?.['x-user'])) throw new Forbidden('Your access ended')
+    return { team: { eq: teamOf(context.params) ?? '' } }
+  },
   fieldRules: (params) => (params.headers?.['x-role'] === 'admin' ? undefined : { points: { read: false } })
 })
 
@@ -262,6 +269,30 @@ forEachDatabase(
       await until(() => texts(secret)?.length === 2 && texts(plain)?.length === 1, 'both results')
       assert.deepEqual(texts(plain), ['open plan'])
       assert.ok(!JSON.stringify(plain.results).includes('secret'))
+    })
+
+    it('keeps a refusal of the subscriber whose call computed a shared result its own', async () => {
+      const first = subscribe(client({ ...A, 'x-user': 'first' }), LIST)
+      await until(() => first.results.length === 1, 'the first result')
+      const second = subscribe(client({ ...A, 'x-user': 'second' }), LIST)
+      await until(() => second.results.length === 1, 'the second result')
+      banned.add('first')
+      try {
+        assert.equal(
+          (await post(A, '/tasks', { title: 'a7', team: 'a', points: 1, done: false })).status,
+          201
+        )
+        await until(
+          () => second.results.length === 2 && first.errors.length === 1,
+          'the refusal and the result'
+        )
+        assert.equal(first.errors[0].extensions.code, 'FORBIDDEN')
+        assert.deepEqual(titles(second.results[1]), ['a1', 'a7'])
+        assert.deepEqual(second.errors, [])
+        assert.equal(first.results.length, 1)
+      } finally {
+        banned.delete('first')
+      }
     })
 
     it('coalesces a burst of writes into few results, the last one right', async () => {

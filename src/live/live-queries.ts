@@ -203,6 +203,11 @@ export class LiveQueries {
         continue
       }
       if (group.closed) return
+      if (subscriber.refuses?.(computed.value)) {
+        this.unwatch(subscriber)
+        subscriber.fail(computed.value)
+        continue
+      }
       group.deliver(computed.value, subscriber.text(computed.value))
       this.reread(group, computed.reads, subscriber)
       return

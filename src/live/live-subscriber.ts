@@ -15,8 +15,16 @@ export interface LiveSubscriber<R = unknown> {
   /** The result as text, to tell a changed result from an equal one. */
   text(result: R): string
   deliver(result: R): void
-  /** Its own computation failed (its rights ended, say): the subscription ends with the error. */
+  /**
+   * Its own computation failed (its rights ended, say): the subscription ends with the error, or with the
+   * result that `refuses` it.
+   */
   fail(error: unknown): void
+  /**
+   * Whether a result its own call computed refuses the caller (not authenticated, forbidden) rather than
+   * answers the question: such a result is its own, never delivered to the others.
+   */
+  refuses?(result: R): boolean
   /**
    * The resource the question reads and the client's filter, when known: a created or removed record outside
    * the filter cannot change a result that reads nothing else.

@@ -27,6 +27,12 @@ import type { GraphqlContext } from '../fields/context'
 import { toFilter } from '../type/filter-input'
 import { andFilters } from '../../query/filters'
 
+/** Errors of a computation that refuse its caller rather than answer: never shared with other subscribers. */
+const REFUSALS = new Set(['NotAuthenticated', 'Forbidden'])
+
+const isResult = (value: unknown): value is ExecutionResult =>
+  !!value && typeof value === 'object' && Array.isArray((value as ExecutionResult).errors)
+
 /** The one root field of a live subscription, with its argument values. */
 function liveRoot(args: ExecutionArgs, operation: OperationDefinitionNode) {
   const [selection] = operation.selectionSet.selections
@@ -120,7 +126,9 @@ async function watch(
         }),
       text: (result) => JSON.stringify(result),
       deliver: (result) => stream.push(result),
-      fail: (error) => stream.finish(failed(error)),
+      fail: (error) => stream.finish(isResult(error) ? error : failed(error)),
+      refuses: (result) =>
+        result.errors?.some((error) => REFUSALS.has(error.originalError?.name ?? '')) ?? false,
       root: {
         resource: root.resource,
         filter: root.method === 'find' ? andFilters(scope.rootScope, filter) : filter
