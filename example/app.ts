@@ -9,7 +9,7 @@ import { graphiql, swaggerUi } from 'feathers-query/pages'
 import { knexConfig, redact } from './database'
 import { migrateLatest } from './migrations'
 import { exampleResources } from './resources'
-import { stampCreation, stampUpdate } from './hooks/audit'
+import { stampCreation, stampUpdate, stampUpsert } from './hooks/audit'
 
 const EXAMPLE_QUERY = `{
   todoItems(paging: { first: 5 }) {
@@ -89,11 +89,13 @@ export async function createApp(settings: ExampleSettings): Promise<ExampleApp> 
       patch: [stampUpdate]
     }
   })
-  for (const path of ['sub-tasks', 'tags']) {
-    app
-      .service(path)
-      .hooks({ before: { create: [stampCreation], update: [stampUpdate], patch: [stampUpdate] } })
-  }
+  app
+    .service('sub-tasks')
+    .hooks({ before: { create: [stampCreation], update: [stampUpdate], patch: [stampUpdate] } })
+  // Tags are upserted by name (`upsert.key`): `upsert` is a Feathers custom method with hooks of its own.
+  app.service('tags').hooks({
+    before: { create: [stampCreation], update: [stampUpdate], patch: [stampUpdate], upsert: [stampUpsert] }
+  } as never)
 
   // Real-time events go to every connection; a resource's events only to those whose user its `authorize`
   // admits to the record, whatever the publisher says.

@@ -58,6 +58,12 @@ export interface ResourceClientService<
   patch(id: null, data: PatchOf<D>, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   remove(id: Id, params?: Params<WriteQueryOf<D>>): Promise<RecordOf<D>>
   remove(id: null, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
+  /**
+   * Creates the record, or changes the one holding the same `upsert.key` (a list: each, where `multi` allows
+   * create). The events say which: `created` or `patched`. Only on resources with an upsert key.
+   */
+  upsert(data: DataOf<D>, params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  upsert(data: DataOf<D>[], params?: Params<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
   /** With `paging`, one page of groups. */
   aggregate(
     request: ClientAggregateRequestOf<D> & { paging: object },
@@ -69,9 +75,10 @@ export interface ResourceClientService<
   ): Promise<AggregateResponse[]>
 }
 
-export type ResourceMethod = 'find' | 'get' | 'create' | 'update' | 'patch' | 'remove' | 'aggregate'
+export type ResourceMethod =
+  'find' | 'get' | 'create' | 'update' | 'patch' | 'remove' | 'aggregate' | 'upsert'
 
-/** Every method of a resource service, `aggregate` too. */
+/** Every method of a resource service, `aggregate` and `upsert` too. */
 export const RESOURCE_METHODS: ResourceMethod[] = [
   'find',
   'get',
@@ -79,7 +86,8 @@ export const RESOURCE_METHODS: ResourceMethod[] = [
   'update',
   'patch',
   'remove',
-  'aggregate'
+  'aggregate',
+  'upsert'
 ]
 
 export interface ResourceClientOptions {

@@ -44,6 +44,7 @@ export type {
   AggregateOptions,
   ResourceCachingOptions,
   ConcurrencyOptions,
+  UpsertOptions,
   ManyRelationDefinition,
   JoinDefinition,
   OneRelationDefinition,

@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startServer, type AppFactory, type TestServer } from './support/server'
 import { seedTodoItems } from './support/seed'
 import { accessToken, bearer, createAuthApp } from './support/auth-app'
 import { graphiql, swaggerUi } from '../src/pages'
-
-/** Debian's Chromium; `.ci/run` installs it. Playwright's own browser downloads cannot reach their hosts here. */
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run'
-]
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './support/chromium'
 
 /** A page that records every request it makes and every error it logs (CSP violations included). */
 async function openPage(browser: Browser) {
@@ -54,18 +42,6 @@ async function setGraphiqlQuery(page: Page, query: string) {
   await editor.evaluate((element, text) => {
     ;(element as unknown as { CodeMirror: { setValue(value: string): void } }).CodeMirror.setValue(text)
   }, query)
-}
-
-/** Skips the suite where there is no Chromium, unless CI requires one. */
-function requireChromium(context: Mocha.Context) {
-  if (existsSync(CHROMIUM)) return
-  // CI (.ci/run) installs Chromium and says so: there, a missing browser is a failure, not a skip.
-  if (process.env.FQ_REQUIRE_BROWSER)
-    throw new Error(`No browser at ${CHROMIUM}, and FQ_REQUIRE_BROWSER is set`)
-  console.log(
-    `    (skipped: no browser at ${CHROMIUM}; install Debian's chromium package to run these tests)`
-  )
-  context.skip()
 }
 
 /** Waits until the GraphiQL page's subscription has reached the service, as one more `created` listener. */

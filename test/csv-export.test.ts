@@ -345,7 +345,8 @@ forEachDatabase(
       const statements = await env.server.recordStatements(async () => {
         response = await env.server.http('GET', '/todo-items/export')
       })
-      const reads = statements.filter((sql) => /^select/i.test(sql)).length
+      // The count for X-Total-Count (TodoItem has enableTotalCount), when not kept from before, is no batch.
+      const reads = statements.filter((sql) => /^select/i.test(sql) && !/^select count\(/i.test(sql)).length
       if (readsSynchronously(env.server.database)) assert.ok(reads > 100, `${reads} reads`)
       else assert.equal(reads, Math.ceil(total / 100))
       assert.deepEqual(
@@ -359,7 +360,8 @@ forEachDatabase(
       const statements = await env.server.recordStatements(async () => {
         response = await ndjsonExport(env.server, '/todo-items/export')
       })
-      const reads = statements.filter((sql) => /^select/i.test(sql)).length
+      // The count for X-Total-Count (TodoItem has enableTotalCount), when not kept from before, is no batch.
+      const reads = statements.filter((sql) => /^select/i.test(sql) && !/^select count\(/i.test(sql)).length
       if (readsSynchronously(env.server.database)) assert.ok(reads > 100, `${reads} reads`)
       else assert.equal(reads, Math.ceil(total / 100))
       assert.deepEqual(

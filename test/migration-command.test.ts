@@ -42,7 +42,7 @@ app.configure(feathersQuery({ Model: db, resources }))
  * Projects, their tasks, labels linked to tasks through a join resource; a SQL-computed count, a hidden
  * owner and a soft delete, which have no column or one the schema does not list. \`taskFields\` adds fields.
  */
-const resources = (taskFields = '') => `import { Type } from '@feathersjs/typebox'
+const resources = (taskFields = '', projectOptions = '') => `import { Type } from '@feathersjs/typebox'
 import { defineResource, Field, FilterableField, IDField } from 'feathers-query'
 
 export const projects = defineResource({
@@ -58,7 +58,7 @@ export const projects = defineResource({
       knex.raw('SELECT COUNT(*) FROM ?? WHERE ?? = ?', ['tasks as counted', 'counted.projectId', column('id')])
   },
   many: { tasks: { resource: 'Task', foreignKey: 'projectId' } },
-  delete: { useSoftDelete: true }
+  delete: { useSoftDelete: true }${projectOptions}
 })
 
 export const tasks = defineResource({
@@ -81,7 +81,8 @@ export const tasks = defineResource({
 
 export const labels = defineResource({
   name: 'Label',
-  schema: Type.Object({ id: IDField(Type.Integer(), { readOnly: true }), name: FilterableField(Type.String()) })
+  schema: Type.Object({ id: IDField(Type.Integer(), { readOnly: true }), name: FilterableField(Type.String()) }),
+  upsert: { key: ['name'] }
 })
 
 export const taskLabels = defineResource({
@@ -100,6 +101,10 @@ export const resources = [projects, tasks, labels, taskLabels]
 const ADDED_FIELDS = `,
     priority: FilterableField(Type.Integer(), { default: 0 }),
     note: Field(Type.String({ maxLength: 500 }), { nullable: true })`
+
+/** The second version of the schema upserts projects by name, which needs a unique index. */
+const PROJECT_KEY = `,
+  upsert: { key: ['name'] }`
 
 /** Loads the app's TypeScript modules as the test's own (through tsx, which runs the test). */
 const load = createRequire(__filename)
@@ -197,6 +202,15 @@ for (const database of databaseNames) {
           due: '2026-12-01T10:00:00.000Z'
         })
         const label = await http('POST', '/labels', { name: 'urgent' })
+        // The migration made the upsert key's unique index, which the start-up check looks for.
+        const again = await http(
+          'POST',
+          '/labels',
+          { name: 'urgent' },
+          { prefer: 'resolution=merge-duplicates' }
+        )
+        assert.equal(again.status, 200, again.text)
+        assert.equal(again.body.id, label.body.id)
         assert.equal(
           (await http('POST', '/task-labels', { taskId: first.body.id, labelId: label.body.id })).status,
           201
@@ -238,12 +252,13 @@ for (const database of databaseNames) {
     })
 
     it('fails start-up naming the fields a changed schema has no column for, and its diff migration adds them', async () => {
-      workspace.write('src/resources.ts', resources(ADDED_FIELDS))
+      workspace.write('src/resources.ts', resources(ADDED_FIELDS, PROJECT_KEY))
       const { app, db } = loadApp(workspace)
       try {
         await assert.rejects(app.listen(0), (error: Error) => {
           assert.match(error.message, /Task\.priority: column tasks\.priority is missing \(missing\)/)
           assert.match(error.message, /Task\.note: column tasks\.note is missing \(missing\)/)
+          assert.match(error.message, /Project: table projects has no unique index on exactly \(name\)/)
           return true
         })
       } finally {
@@ -254,14 +269,23 @@ for (const database of databaseNames) {
       assert.equal(diff.code, 0, diff.stderr)
       const files = workspace.migrations()
       assert.equal(files.length, 2)
-      assert.match(files[1], /_alter_tasks\.ts$/)
+      assert.match(files[1], /_alter_projects_tasks\.ts$/)
       const source = readFileSync(files[1], 'utf8')
       assert.match(source, /alterTable\('tasks'/)
+      assert.match(source, /table\.unique\(\['name'\]\)/)
+      assert.match(source, /table\.dropUnique\(\['name'\]\)/)
       assert.doesNotMatch(source, /createTable/)
       await migrate(workspace, url)
 
       await serving(async (http) => {
         const project = await http('POST', '/projects', { name: 'Next' })
+        const upserted = await http(
+          'POST',
+          '/projects',
+          { name: 'Next' },
+          { prefer: 'resolution=merge-duplicates' }
+        )
+        assert.equal(upserted.status, 200, upserted.text)
         await http('POST', '/tasks', { title: 'Plan', projectId: project.body.id, priority: 3, note: 'soon' })
         await http('POST', '/tasks', { title: 'Rest', projectId: project.body.id })
         const urgent = await http('GET', '/tasks?priority=3')

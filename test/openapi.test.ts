@@ -170,8 +170,8 @@ forEachDatabase('OpenAPI: the example application', (env) => {
     const exported = document.paths['/todo-items/export'].get
     assert.deepEqual(
       parameterNames(exported),
-      [...parameterNames(list).slice(2), 'bom', 'dateFormat'],
-      'export: the filters, no paging, and the CSV parameters'
+      [...parameterNames(list).slice(2), 'bom', 'dateFormat', 'resumable', 'after'],
+      'export: the filters, no paging, the CSV parameters and resumption'
     )
     assert.deepEqual(Object.keys(exported.responses['200'].content), ['text/csv', 'application/x-ndjson'])
     assert.deepEqual(parameter(exported, 'bom').schema, {
@@ -360,7 +360,9 @@ forEachDatabase(
         'active',
         'query',
         'bom',
-        'dateFormat'
+        'dateFormat',
+        'resumable',
+        'after'
       ])
       assert.ok(document.paths['/gadgets/export'].get.responses['200'].headers['X-Export-Row-Limit'])
       assert.deepEqual(parameter(document.paths['/gadgets/{id}'].get, 'id').schema, {

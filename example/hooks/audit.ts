@@ -25,3 +25,15 @@ export function stampCreation(context: HookContext) {
 export function stampUpdate(context: HookContext) {
   context.data = { ...context.data, updated: new Date().toISOString(), updatedBy: userName(context) }
 }
+
+/**
+ * Before upsert: each record is created or changes an existing one, which the hook cannot know; the update
+ * stamps go into the data, the creation stamps into `params.createOnly`, which only a created record gets.
+ */
+export function stampUpsert(context: HookContext) {
+  const now = new Date().toISOString()
+  const user = userName(context)
+  const stamp = (record: object) => ({ ...record, updated: now, updatedBy: user })
+  context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
+  context.params = { ...context.params, createOnly: { created: now, createdBy: user } }
+}

@@ -19,6 +19,8 @@ export const tagResource = defineResource({
   table: 'tags',
   multi: true,
   basePath: 'tags',
+  // A tag is known by its name: POST /tags with Prefer: resolution=merge-duplicates, upsertOneTag.
+  upsert: { key: ['name'] },
   query: {
     enableTotalCount: true
   },

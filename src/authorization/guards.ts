@@ -7,7 +7,7 @@ export function readGuards(resource: ResolvedResource): Guard[] {
   return [...(definition.guards ?? []), ...(definition.read?.guards ?? [])]
 }
 
-export type GuardedMethod = 'find' | 'get' | 'aggregate' | 'create' | 'update' | 'patch' | 'remove'
+export type GuardedMethod = 'find' | 'get' | 'aggregate' | 'create' | 'update' | 'patch' | 'remove' | 'upsert'
 
 /**
  * The guards each service method runs first, on every transport: the resource's own, then its endpoint's.
@@ -18,13 +18,16 @@ export function methodGuards(resource: ResolvedResource): Record<GuardedMethod, 
   const common = definition.guards ?? []
   const read = readGuards(resource)
   const update = [...common, ...(definition.update?.one?.guards ?? [])]
+  const create = [...common, ...(definition.create?.guards ?? [])]
   return {
     find: read,
     get: read,
     aggregate: read,
-    create: [...common, ...(definition.create?.guards ?? [])],
+    create,
     update,
     patch: update,
+    // An upsert may create and may change: it passes both endpoints' guards (each once).
+    upsert: [...new Set([...create, ...update])],
     remove: [...common, ...(definition.delete?.one?.guards ?? [])]
   }
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import type { DbValue } from '../resource/codec'
 import type { DateBucket, StatisticalFunction } from '../model/aggregate'
+import type { UpsertStatement } from './upsert'
 
 /** A column (`table.column`, quoted by knex) or the expression of a SQL-computed field. */
 export type SqlColumn = string | Knex.Raw
@@ -56,6 +57,8 @@ export interface Dialect {
   dateBuckets: DateBuckets
   /** An INSERT of one row that answers the new row's id (`[id]`, or `[{ [idColumn]: id }]`). */
   insert(table: Knex.QueryBuilder, row: Record<string, unknown>, idColumn: string): Knex.QueryBuilder
+  /** An upsert of one row, race-free, within a transaction (see `upsert.ts`). */
+  upsert: UpsertStatement
   /** Where the database may group by reading an index in order, the choice of whether to let it. */
   groupIndexes?: GroupIndexes
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { mysqlUpsert } from './upsert'
 import { mysqlGroupIndexes } from './mysql-group-index'
 import type { DateBucket } from '../model/aggregate'
 import {
@@ -155,6 +156,7 @@ export function mysqlDialect(knex: Knex): Dialect {
       floor: (sql) => `FLOOR(${sql})`
     },
     insert: (table, row) => table.insert(row),
+    upsert: mysqlUpsert,
     groupIndexes: mysqlGroupIndexes
   }
 }

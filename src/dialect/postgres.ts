@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { postgresUpsert } from './upsert'
 import type { DbValue } from '../resource/codec'
 import type { DateBucket } from '../model/aggregate'
 import { UTC, type DateBuckets, type Dialect, type ListBinding, type Rows } from './dialect'
@@ -124,6 +125,7 @@ export function postgresDialect(knex: Knex): Dialect {
       floor: (sql) => `FLOOR(${sql})`
     },
     // Without RETURNING, PostgreSQL answers an INSERT with no id.
-    insert: (table, row, idColumn) => table.insert(row, [idColumn])
+    insert: (table, row, idColumn) => table.insert(row, [idColumn]),
+    upsert: postgresUpsert
   }
 }

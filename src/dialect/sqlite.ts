@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { sqliteUpsert } from './upsert'
 import type { DbValue } from '../resource/codec'
 import type { DateBucket } from '../model/aggregate'
 import {
@@ -132,6 +133,7 @@ export function sqliteDialect(knex: Knex): Dialect {
     dateBuckets: dateBuckets(knex),
     // SQLite has none of them, and node-sqlite3 cannot register any: all are computed in plain SQL.
     statistics: { native: {}, floor: (sql) => `CAST(${sql} AS INTEGER)` },
-    insert: (table, row) => table.insert(row)
+    insert: (table, row) => table.insert(row),
+    upsert: sqliteUpsert
   }
 }

@@ -80,24 +80,29 @@ export function externalRecords() {
     const strip = stripperOf(resource)
     await next()
     const writeEvent = WRITE_EVENTS[context.method]
+    const upsert = context.method === 'upsert'
+    const writes = writeEvent !== undefined || upsert
     const params = context.params as ResourceParams
-    if (!writeEvent && (params.queryModel || !params.provider)) return
+    if (!writes && (params.queryModel || !params.provider)) return
     const external = externalResult(context, context.dispatch ?? context.result, strip)
     // A write's answer is what its caller may read; its events carry more, for each connection to get its part.
-    const access = writeEvent ? (await callerAccess(resource, params))?.of(resource) : undefined
+    const access = writes ? (await callerAccess(resource, params))?.of(resource) : undefined
     const answer: RecordStripper = access ? (record) => access.strip(strip(record)) : strip
     const answered = access ? externalResult(context, external, access.strip) : external
     stripDispatchFromNowOn(context, answered, answer)
     // `context.event` is what Feathers' event hook would send; a hook may have set it to null to send none.
-    if (!writeEvent || typeof context.event !== 'string') return
+    // An upsert has no one event (Feathers gives a custom method none): each record goes out as its row went.
+    if (!writes || (!upsert && typeof context.event !== 'string')) return
     const emitter = context.service as unknown as {
       emit(event: string, data: unknown, context: HookContext): void
     }
-    const event = context.event
+    const eventOf = (index: number) =>
+      upsert ? (context.writtenEvents?.[index] ?? WRITE_EVENTS.create) : (context.event as string)
     const emit = () => {
       const records = Array.isArray(external) ? external : [external]
-      if (metering()) countPublished(context.path, event, records.length)
-      for (const record of records) {
+      for (const [index, record] of records.entries()) {
+        const event = eventOf(index)
+        if (metering()) countPublished(context.path, event, 1)
         try {
           emitter.emit(event, record, context)
         } catch (error) {

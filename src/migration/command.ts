@@ -6,6 +6,7 @@ import { linkResources, resolveDefinitions } from '../resource/resolve'
 import type { ResolvedResource } from '../resource/resolved'
 import { readCatalog } from '../schema/catalog'
 import { diffPlan } from './diff'
+import { upsertKeyMismatches } from '../schema/unique-keys'
 import { loadResources, type LoadedResources } from './load-resources'
 import { creationPlan, isEmpty, type MigrationPlan } from './migration-plan'
 import { migrationFileName } from './file-name'
@@ -110,7 +111,9 @@ async function plan(args: Arguments, loaded: LoadedResources, resources: Resolve
       db,
       tables.map((table) => table.table)
     )
-    return diffPlan(tables, resources, catalog)
+    const present = resources.filter((resource) => catalog.hasTable(resource.table))
+    const missingKeys = await upsertKeyMismatches(db, present)
+    return diffPlan(tables, resources, catalog, new Set(missingKeys.map((mismatch) => mismatch.resource)))
   } finally {
     if (own) await db.destroy()
   }
@@ -120,7 +123,10 @@ function defaultName(migration: MigrationPlan) {
   const tables = [
     ...migration.create.map((table) => table.table),
     ...migration.alter
-      .filter((table) => table.add.length + table.allowNull.length + table.widen.length > 0)
+      .filter(
+        (table) =>
+          table.add.length + table.allowNull.length + table.widen.length > 0 || table.uniqueKey !== undefined
+      )
       .map((table) => table.table)
   ]
   const listed = tables.slice(0, 3).join('_') + (tables.length > 3 ? '_and_more' : '')

@@ -30,7 +30,8 @@ function changesOf(
   plan: TablePlan,
   resource: ResolvedResource,
   catalog: Catalog,
-  notes: string[]
+  notes: string[],
+  keyIndexMissing: boolean
 ): TableChanges {
   const changes: TableChanges = {
     resource: plan.resource,
@@ -71,6 +72,15 @@ function changesOf(
   }
   const added = new Set(changes.add.map((column) => column.column))
   changes.indexes = plan.indexes.filter((index) => index.columns.every((column) => added.has(column)))
+  const key = resource.upsertKey?.map((field) => field.column)
+  const keyIndex = key && plan.indexes.find((index) => index.unique && index.columns.join() === key.join())
+  if (keyIndexMissing && keyIndex && !changes.indexes.includes(keyIndex)) {
+    changes.uniqueKey = keyIndex
+    notes.push(
+      `${plan.table} gets a unique index on (${key.join(', ')}) for ${plan.resource}.upsert.key: ` +
+        'it fails while two rows hold the same key; merge them first.'
+    )
+  }
   for (const actual of catalog.columnsOf(plan.table)) {
     if (plan.columns.some((column) => catalog.column(plan.table, column.column) === actual)) continue
     notes.push(
@@ -84,13 +94,15 @@ function changesOf(
 /**
  * The migration that brings the database's tables in line with the resources' schemas: missing tables
  * created, missing columns added, NOT NULL relaxed where a field may be null, text lengthened and integers
- * made doubles where a field needs it. It never drops, renames or converts: those are noted for the
+ * made doubles where a field needs it, an `upsert.key`'s unique index added (`missingKeyIndexes`: the resources
+ * whose table lacks it). It never drops, renames or converts: those are noted for the
  * developer, since a schema cannot tell a rename from a removal and an addition.
  */
 export function diffPlan(
   tables: TablePlan[],
   resources: ResolvedResource[],
-  catalog: Catalog
+  catalog: Catalog,
+  missingKeyIndexes: ReadonlySet<string> = new Set()
 ): MigrationPlan {
   const notes: string[] = []
   const create: TablePlan[] = []
@@ -100,7 +112,7 @@ export function diffPlan(
     if (!catalog.hasTable(plan.table)) {
       create.push({ ...plan, columns: plan.columns.map((column) => referencingExisting(column, catalog)) })
     } else {
-      alter.push(changesOf(plan, resource, catalog, notes))
+      alter.push(changesOf(plan, resource, catalog, notes, missingKeyIndexes.has(resource.name)))
     }
   }
   return { create, alter, notes }

@@ -9,6 +9,8 @@ export interface TableChanges {
   add: ColumnPlan[]
   /** Indexes of the added columns. */
   indexes: IndexPlan[]
+  /** The unique index an `upsert.key` of columns that exist needs, where the table has none. */
+  uniqueKey?: IndexPlan
   /** NOT NULL columns whose field may now be null or left out: they accept null. */
   allowNull: ColumnPlan[]
   /** Columns whose type holds less than the field's values: widened to the planned type. */
@@ -30,7 +32,9 @@ export function creationPlan(tables: TablePlan[]): MigrationPlan {
 
 export function isEmpty(plan: MigrationPlan) {
   const changes = plan.alter.some(
-    (table) => table.add.length + table.allowNull.length + table.widen.length + table.indexes.length > 0
+    (table) =>
+      table.add.length + table.allowNull.length + table.widen.length + table.indexes.length > 0 ||
+      table.uniqueKey !== undefined
   )
   return plan.create.length === 0 && !changes
 }

@@ -34,6 +34,7 @@ function alterTable(changes: TableChanges): string[] {
   const lines = [
     ...changes.add.map((column) => columnCode(column)),
     ...changes.indexes.map(indexCode),
+    ...(changes.uniqueKey ? [indexCode(changes.uniqueKey)] : []),
     ...changes.allowNull.map((column) => `table.setNullable(${quote(column.column)})`),
     ...changes.widen.map(({ plan }) => columnCode(plan, { alter: true }))
   ]
@@ -48,6 +49,7 @@ function undoAlterTable(changes: TableChanges): string[] {
         `// ${plan.column} stays widened (it was ${was.declaredType || was.type}): narrowing could cut values`
     ),
     ...changes.allowNull.map((column) => `table.dropNullable(${quote(column.column)})`),
+    ...(changes.uniqueKey ? [`table.dropUnique([${changes.uniqueKey.columns.map(quote).join(', ')}])`] : []),
     ...changes.add
       .filter((column) => column.references)
       .map((column) => `table.dropForeign([${quote(column.column)}])`),

@@ -126,7 +126,8 @@ const indexable = (column: ColumnPlan) =>
 /**
  * The indexes that pay whatever the data: each reference (joins, relation filters and the loading of a
  * parent's related records look them up), the filterRequired fields (every list filters on them) and the
- * first field of `defaultSort` (every list orders by it). A link table's pair is unique. Other filterable
+ * first field of `defaultSort` (every list orders by it). A link table's pair is unique, and so is the
+ * `upsert.key` (an upsert finds the record holding it through that index). Other filterable
  * fields get none: an index costs every write, and only the application's queries tell which pay.
  */
 export function indexesOf(resource: ResolvedResource, columns: ColumnPlan[]): IndexPlan[] {
@@ -139,6 +140,8 @@ export function indexesOf(resource: ResolvedResource, columns: ColumnPlan[]): In
     indexes.push({ columns: names, unique })
     covered.add(names[0])
   }
+  const key = resource.upsertKey?.map((field) => field.column)
+  if (key) add(key, true)
   const links = columns.filter((column) => column.references?.onDelete === 'CASCADE')
   if (links.length === 2)
     add(

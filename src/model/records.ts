@@ -40,6 +40,11 @@ export interface ResourceParams extends Params<ResourceQuery> {
    */
   ifMatch?: string | number
   /**
+   * On an upsert, set by a hook: fields a created record gets and an existing one keeps (audit columns such as
+   * `created` and `createdBy`), where the body's fields change an existing record too.
+   */
+  createOnly?: Record<string, unknown>
+  /**
    * Service options for this call (`paginate`, `multi`), as Feathers' adapters take them; transports never
    * set it, so only server code can.
    */

@@ -58,6 +58,9 @@ export const errorResponses = {
   MethodNotAllowed: errorResponse('The endpoint is disabled, or the path has no such method'),
   NotAcceptable: errorResponse('The Accept header names no media type the endpoint answers with'),
   UnsupportedMediaType: errorResponse('The body was not sent as application/json'),
+  Conflict: errorResponse(
+    'A unique value is taken; upserting, also: the record holding the key is one the caller may not change'
+  ),
   PreconditionFailed: errorResponse(
     'If-Match names no version the record has now: it changed since it was read (or has no versions)'
   ),
@@ -75,6 +78,7 @@ const ERROR_STATUS: Record<ErrorResponseName, string> = {
   MethodNotAllowed: '405',
   NotAcceptable: '406',
   UnsupportedMediaType: '415',
+  Conflict: '409',
   PreconditionFailed: '412',
   PreconditionRequired: '428'
 }

@@ -108,12 +108,27 @@ function exportResponse(resource: ResolvedResource): ResponseObject {
   return {
     description:
       `CSV with a header row, columns ${columns.join(', ')}; or, for Accept: application/x-ndjson, ` +
-      'NDJSON: one JSON object per line with those members',
+      'NDJSON: one JSON object per line with those members; with resumable=true, a last column (member) ' +
+      "$after holding the row's resume token",
     headers: {
       'Content-Disposition': {
         description: `${file}.csv, or ${file}.ndjson for NDJSON`,
         schema: { type: 'string', example: `attachment; filename="${file}.csv"` }
       },
+      ...(resource.query.enableTotalCount
+        ? {
+            'X-Total-Count': {
+              description:
+                'The rows of the whole export (at most the row limit), counted at its start, or the ' +
+                "planner's estimate (countStrategy), for a progress bar",
+              schema: { type: 'integer' }
+            },
+            'X-Total-Count-Is-Estimate': {
+              description: 'true when X-Total-Count is an estimate',
+              schema: { type: 'string', enum: ['true'] }
+            }
+          }
+        : {}),
       ...(maxRows === undefined
         ? {}
         : {
@@ -178,6 +193,8 @@ const SERVICE_METHODS = {
   aggregate: 'aggregate',
   findById: 'get',
   createOne: 'create',
+  // The create's POST of a resource with an upsert key, which may also change records: both guards apply.
+  createOrUpsert: 'upsert',
   updateOne: 'update',
   patchOne: 'patch',
   patchMany: 'patch',
@@ -312,15 +329,18 @@ function writeOperations({ resource, names, record, base, add }: Operations) {
   if (!definition.create?.disabled) {
     const many = allowsMulti(resource, 'create')
     const list = (schema: object) => ({ type: 'array', items: schema, maxItems: max })
-    add(base, 'post', 'createOne', {
+    const upsert = upsertOf(resource, many ? { anyOf: [record, list(record)] } : record)
+    add(base, 'post', upsert ? 'createOrUpsert' : 'createOne', {
       summary: many ? `Create a ${resource.name}, or several` : `Create a ${resource.name}`,
       description: [
         definition.create?.description,
         many &&
-          `A list creates several (Feathers' multi): at most ${max}, each checked first, in one transaction.`
+          `A list creates several (Feathers' multi): at most ${max}, each checked first, in one transaction.`,
+        upsert?.description
       ]
         .filter(Boolean)
         .join(' '),
+      ...(upsert ? { parameters: upsert.parameters } : {}),
       requestBody: many
         ? {
             required: true,
@@ -332,7 +352,8 @@ function writeOperations({ resource, names, record, base, add }: Operations) {
           many ? 'The created record, or records' : 'The created record',
           many ? { anyOf: [record, list(record)] } : record
         ),
-        ...errorResponsesOf('BadRequest', 'UnsupportedMediaType')
+        ...upsert?.responses,
+        ...errorResponsesOf('BadRequest', 'UnsupportedMediaType', ...(upsert ? ['Conflict' as const] : []))
       }
     })
   }
@@ -393,6 +414,44 @@ function writeOperations({ resource, names, record, base, add }: Operations) {
           ...errorResponsesOf('BadRequest')
         }
       })
+    }
+  }
+}
+
+/**
+ * Where the resource has an upsert key, the create's POST upserts with RFC 7240's
+ * `Prefer: resolution=merge-duplicates` (PostgREST's convention): one URL, so one operation, which documents
+ * the header, the 200 of an upsert that changed a record and `Preference-Applied`.
+ */
+function upsertOf(resource: ResolvedResource, answer: SchemaObject | Reference) {
+  if (!resource.upsertKey) return undefined
+  const key = resource.upsertKey.map((field) => field.name).join(', ')
+  const applied = {
+    'Preference-Applied': {
+      description: 'resolution=merge-duplicates: the body was upserted',
+      schema: { type: 'string' as const }
+    }
+  }
+  return {
+    description: [
+      `With \`Prefer: resolution=merge-duplicates\` the body is upserted by its ${key}: a record holding the same`,
+      'is changed to the fields the body holds (others keep their values), any other is created, race-free;',
+      '201 when every record was created, 200 otherwise. A record holding the key that the caller may not',
+      `change is a 409, and nothing is written. ${resource.definition.upsert?.description ?? ''}`
+    ]
+      .join(' ')
+      .trim(),
+    parameters: [
+      {
+        name: 'Prefer',
+        in: 'header' as const,
+        required: false,
+        description: 'resolution=merge-duplicates upserts the body (RFC 7240); other resolutions are a 400',
+        schema: { type: 'string' as const, examples: ['resolution=merge-duplicates'] }
+      }
+    ],
+    responses: {
+      '200': { ...ok('Upserted: the records as written, an existing one changed', answer), headers: applied }
     }
   }
 }

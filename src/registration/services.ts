@@ -22,10 +22,14 @@ function callerAddress(ctx: Context, next: Next) {
   return next()
 }
 
-/** The methods clients may call: the standard ones an endpoint is not disabled for, and `aggregate`. */
+/**
+ * The methods clients may call: the standard ones an endpoint is not disabled for, `aggregate`, and `upsert`
+ * where the resource has an upsert key (a custom method is hooked only when listed here).
+ */
 function externalMethods(resource: ResolvedResource) {
   const { definition } = resource
   const methods = ['find', 'get', 'aggregate']
+  if (resource.upsertKey) methods.push('upsert')
   if (!definition.create?.disabled) methods.push('create')
   if (!definition.update?.disabled) methods.push('update', 'patch')
   if (!definition.delete?.disabled) methods.push('remove')
@@ -83,7 +87,8 @@ export function registerService(app: Application, resource: ResolvedResource, op
       create: [transactionHook, keepWrittenRecords],
       update: [transactionHook, keepWrittenRecords],
       patch: [transactionHook, keepWrittenRecords],
-      remove: [transactionHook, keepWrittenRecords]
+      remove: [transactionHook, keepWrittenRecords],
+      ...(resource.upsertKey ? { upsert: [transactionHook, keepWrittenRecords] } : {})
     },
     before: resourceHooks(resource)
   })

@@ -197,6 +197,20 @@ export interface ConcurrencyOptions {
   required?: boolean
 }
 
+/**
+ * Upsert: a record is created, or the one holding the same key is changed, in one race-free statement
+ * (`service.upsert`, REST's `Prefer: resolution=merge-duplicates`, GraphQL's `upsertOne`/`upsertMany`).
+ */
+export interface UpsertOptions {
+  /**
+   * The fields that identify a record, e.g. `['email']`: a unique index of the table must span exactly their
+   * columns (the migration generator adds it). Each must be a stored field clients may write.
+   */
+  key: string[]
+  /** Text for the API description. */
+  description?: string
+}
+
 /** The resource's own answer to conditional reads (`ETag`, `If-None-Match`), over the app's `caching`. */
 export interface ResourceCachingOptions {
   /**
@@ -270,6 +284,8 @@ export interface ResourceDefinition<
   export?: ExportOptions
   /** Conditional reads of the resource's REST routes (see the application's `caching`). */
   caching?: ResourceCachingOptions
+  /** Upsert by a unique key (needs create and update enabled). */
+  upsert?: UpsertOptions
   /** Optimistic concurrency through a version field (`ETag`, `If-Match`, GraphQL `version`). */
   concurrency?: ConcurrencyOptions
   /**

@@ -60,3 +60,40 @@ export function updateSchemaOf(resource: ResolvedResource): TObject {
   )
   return Type.Object(properties, { title: `${resource.name}Update`, additionalProperties: false })
 }
+
+/**
+ * The upsert body schema: the create schema (an upsert may create), without its defaults. A default belongs
+ * to creation: the store puts it into the INSERT only (`createDefaultsOf`), so that an existing record keeps
+ * the values of the fields the body leaves out, as a patch would. Every key field is in it.
+ */
+export function upsertSchemaOf(resource: ResolvedResource): TObject {
+  const create = createSchemaOf(resource)
+  for (const field of resource.upsertKey ?? []) {
+    if (!(field.name in create.properties)) {
+      throw new ConfigurationError(
+        `${resource.name}.upsert.key: ${field.name} is not in the create schema, so no upsert could name it`
+      )
+    }
+  }
+  const properties = Object.fromEntries(
+    Object.entries(create.properties).map(([name, property]) => {
+      const { default: _default, ...schema } = property as TSchema
+      return [name, schema as TSchema]
+    })
+  )
+  // Every key field is required: an upsert finds the record by it (null is refused when the service runs).
+  const required = [
+    ...new Set([...(create.required ?? []), ...(resource.upsertKey ?? []).map((f) => f.name)])
+  ]
+  return { ...create, properties, required, title: `${resource.name}Upsert` } as TObject
+}
+
+/** The defaults of the create schema: what an upsert that creates the record fills in. */
+export function createDefaultsOf(resource: ResolvedResource): Record<string, unknown> {
+  const defaults: Record<string, unknown> = {}
+  for (const [name, property] of Object.entries(createSchemaOf(resource).properties)) {
+    const value = (property as TSchema).default
+    if (value !== undefined) defaults[name] = value
+  }
+  return defaults
+}

@@ -97,6 +97,32 @@ function resolveVersion(definition: ResourceDefinition, fields: ResolvedField[])
   return { field, required: options.required === true }
 }
 
+/** The key `upsert` names: stored fields clients write, on a resource that creates and updates. */
+function resolveUpsertKey(definition: ResourceDefinition, fields: ResolvedField[]) {
+  const options = definition.upsert
+  if (options === undefined) return undefined
+  const where = `${definition.name}.upsert.key`
+  const key: unknown = options?.key
+  if (!Array.isArray(key) || key.length === 0 || !key.every((name) => typeof name === 'string')) {
+    throw new ConfigurationError(`${where} must be a non-empty array of field names, e.g. ['email']`)
+  }
+  if (new Set(key).size !== key.length) throw new ConfigurationError(`${where} names a field twice`)
+  if (definition.create?.disabled || definition.update?.disabled) {
+    throw new ConfigurationError(`${definition.name}.upsert creates and updates: enable create and update`)
+  }
+  return (key as string[]).map((name) => {
+    const field = fields.find((candidate) => candidate.name === name)
+    if (!field) throw new ConfigurationError(`${where}: "${name}" is not a field of the schema`)
+    const stored = !field.computed && !field.expression
+    if (!stored || field.hidden || (field.schema as { readOnly?: boolean }).readOnly === true) {
+      throw new ConfigurationError(
+        `${where}: ${name} must be a stored field clients write (not computed, hidden or readOnly)`
+      )
+    }
+    return field
+  })
+}
+
 function positiveInteger<T extends number | undefined>(
   definition: ResourceDefinition,
   option: string,
@@ -221,6 +247,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
       ? (definition.delete.softDeleteColumn ?? 'deletedAt')
       : undefined,
     version: resolveVersion(definition, fields),
+    upsertKey: resolveUpsertKey(definition, fields),
     many: [],
     one: [],
     relationMap: new Map(),

@@ -123,6 +123,8 @@ export interface ResolvedResource {
   softDeleteColumn?: string
   /** With `concurrency`: the field holding each record's version, and whether clients must name one. */
   version?: { field: ResolvedField; required: boolean }
+  /** With `upsert`: the fields of the unique key an upsert finds an existing record by. */
+  upsertKey?: ResolvedField[]
   many: ResolvedManyRelation[]
   one: ResolvedOneRelation[]
   /** Every relation by name. */

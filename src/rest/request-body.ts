@@ -2,7 +2,7 @@ import { BadRequest } from '@feathersjs/errors'
 import type { Context } from '../common/koa'
 import { badInput, UnsupportedMediaType } from '../common/errors'
 
-function requireJsonMedia(ctx: Context) {
+export function requireJsonMedia(ctx: Context) {
   if (!ctx.is('application/json')) {
     throw new UnsupportedMediaType('Request bodies must be sent as Content-Type: application/json')
   }

@@ -16,6 +16,7 @@ import { requireJsonObject } from './request-body'
 import { checkQueryString } from './query-string'
 import { exportRoute } from './export/route'
 import { aggregateRoute } from './aggregate-route'
+import { preferredResolution, upsertRoute } from './upsert-route'
 import { copyWith } from '../common/copy-with'
 import { conditionalRead, resolveCaching, type CachingOptions } from '../feathers/conditional-read'
 import { tagRecord, versionedRead } from './record-etag'
@@ -103,6 +104,14 @@ function resourceRoutes(
     ctx.body = serialize(record as ResourceRecord)
     tagRecord(ctx, resource, record as ResourceRecord)
     ctx.status = 201
+  })
+  // RFC 7240's Prefer makes a POST an upsert (PostgREST's convention) in either dialect, a list too; a Feathers
+  // client's custom method call (X-Service-Method) is left to Feathers.
+  router.post(base, (ctx, next) => {
+    const resolution = ctx.get('x-service-method') ? undefined : preferredResolution(ctx)
+    if (resolution === undefined) return next()
+    rejectQueryParameters(ctx)
+    return upsertRoute(ctx, resource, service(), resolution, serialize)
   })
   if (definition.create?.disabled) router.post(base, disabled(`Creating ${resource.name} records`, 'create'))
   else router.post(base, create)

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../common/errors'
 import type { ResolvedResource } from '../resource/resolved'
 import { readCatalog } from './catalog'
 import { describeMismatch, schemaMismatches, type SchemaMismatch } from './compare'
+import { upsertKeyMismatches } from './unique-keys'
 
 /** How every resource's table differs from its schema, one catalog statement per knex instance. */
 export async function databaseMismatches(models: Map<ResolvedResource, Knex>): Promise<SchemaMismatch[]> {
@@ -14,7 +15,8 @@ export async function databaseMismatches(models: Map<ResolvedResource, Knex>): P
         knex,
         resources.map((resource) => resource.table)
       )
-      return schemaMismatches(catalog, resources)
+      const present = resources.filter((resource) => catalog.hasTable(resource.table))
+      return [...schemaMismatches(catalog, resources), ...(await upsertKeyMismatches(knex, present))]
     })
   )
   return found.flat()

@@ -3,7 +3,7 @@ import type { Catalog, ColumnFacts } from './catalog'
 import { describeType, holdsKind } from './column-types'
 import { storedColumns, type StoredColumn } from './stored-columns'
 
-export type MismatchKind = 'missing table' | 'missing' | 'type' | 'nullability'
+export type MismatchKind = 'missing table' | 'missing' | 'type' | 'nullability' | 'missing unique index'
 
 /** One way a resource's table differs from what its schema needs. */
 export interface SchemaMismatch {

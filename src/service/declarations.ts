@@ -14,6 +14,8 @@ declare module '@feathersjs/feathers/lib/declarations' {
      * authorized against these.
      */
     writtenRecords?: Array<Record<string, unknown>>
+    /** Set by feathers-query on an upsert: the event of each written record, `created` or `patched`. */
+    writtenEvents?: string[]
   }
 }
 /* eslint-enable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any */

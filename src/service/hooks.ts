@@ -1,6 +1,6 @@
 import type { HookContext } from '@feathersjs/feathers'
 import type { ResolvedResource } from '../resource/resolved'
-import { createSchemaOf, updateSchemaOf } from '../resource/input-schemas'
+import { createSchemaOf, updateSchemaOf, upsertSchemaOf } from '../resource/input-schemas'
 import { compileValidator, type Validate } from '../resource/validator'
 import type { Guard } from '../resource/definition'
 import { checkReferences } from '../authorization/references'
@@ -12,18 +12,19 @@ import { multiLimit, type MultiOption } from './multi'
 type Hook = (context: HookContext<any, any>) => void | Promise<void>
 
 /**
- * Validates the body, or each record of a multi create, naming the record's index in every error. An array
- * is a multi create only: before any hook of the application's sees it, it is a 405 where `multi` does not
- * allow it and a 400 past `maxMulti`; on update and patch it is a 400.
+ * Validates the body, or each record of a multi create (or upsert), naming the record's index in every
+ * error. An array is a multi create or upsert only: before any hook of the application's sees it, it is a 405
+ * where `multi` does not allow create and a 400 past `maxMulti`; on update and patch it is a 400.
  */
 function validateBody(validate: Validate, resource: ResolvedResource): Hook {
   return (context) => {
     const data = context.data ?? {}
+    const creates = context.method === 'create' || context.method === 'upsert'
     if (!Array.isArray(data)) {
-      context.data = validate(context.method === 'create' ? data : withoutOwnId(resource, data, context.id))
+      context.data = validate(creates ? data : withoutOwnId(resource, data, context.id))
       return
     }
-    if (context.method !== 'create') throw badField('body', 'must be an object: one record changes at a time')
+    if (!creates) throw badField('body', 'must be an object: one record changes at a time')
     multiLimit(
       resource,
       'create',
@@ -75,7 +76,7 @@ export function resourceHooks(resource: ResolvedResource): Record<string, Array<
   const validateCreate = validateBody(compileValidator(createSchemaOf(resource), body), resource)
   const validateUpdate = validateBody(compileValidator(updateSchemaOf(resource), body), resource)
   const references = checkReferences(resource)
-  return {
+  const hooks: Record<string, Array<Guard | Hook>> = {
     find: guards.find,
     get: guards.get,
     aggregate: guards.aggregate,
@@ -84,4 +85,9 @@ export function resourceHooks(resource: ResolvedResource): Record<string, Array<
     patch: [...guards.patch, validateUpdate, references],
     remove: guards.remove
   }
+  if (resource.upsertKey) {
+    const validateUpsert = validateBody(compileValidator(upsertSchemaOf(resource), body), resource)
+    hooks.upsert = [...guards.upsert, validateUpsert, references]
+  }
+  return hooks
 }

@@ -4,7 +4,7 @@ import type { Knex } from 'knex'
 import { badField } from '../common/errors'
 import { encodeRow } from '../resource/codec'
 import { resolveQueryLimits, type QueryLimits } from '../resource/query-limits'
-import { writableFields } from '../resource/input-schemas'
+import { createDefaultsOf, writableFields } from '../resource/input-schemas'
 import type { ResolvedResource } from '../resource/resolved'
 import type { ResourceDefinition } from '../resource/definition'
 import type {
@@ -48,6 +48,7 @@ import { findRecords } from './find'
 import { multiLimit, type MultiOption } from './multi'
 import { notFound, ResourceStore } from './store'
 import { changeRecord, changeRecords, insertRecords, removeRecords } from './writes'
+import { upsertRecords, type UpsertWrite } from './upsert'
 import { isVersionOf, preconditionOf, readPrecondition, staleRecord, withVersion } from './record-version'
 
 export interface ResourceServiceOptions {
@@ -296,6 +297,56 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     const created = await insertRecords(this.store, scoped, rows, fields)
     return Array.isArray(data) ? created : created[0]
   }
+
+  /**
+   * Creates each record, or changes the record holding the same `upsert.key` to the fields the body holds,
+   * race-free on each database (see `dialect/upsert.ts`). The call is a create and a patch at once:
+   * `authorize` rules it as both, so a record the caller may not patch is a 409 and nothing is written.
+   * Each record's event says which it was, `created` or `patched`.
+   */
+  async upsert(data: DataOf<D>, params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>>
+  async upsert(data: DataOf<D>[], params?: ParamsOf<RecordQueryOf<D>>): Promise<RecordOf<D>[]>
+  async upsert(data: ResourceRecord | ResourceRecord[], params: ResourceParams = {}): Promise<unknown> {
+    if (!this.resource.upsertKey) {
+      throw new MethodNotAllowed(`${this.resource.name} has no upsert key (upsert: { key: [...] })`, {
+        resource: this.resource.name,
+        option: 'upsert'
+      })
+    }
+    const many = Array.isArray(data)
+    if (many) multiLimit(this.resource, 'create', data.length, this.optionsOf(params).multi)
+    // Each record may be a create or a patch of its own: a precondition names neither.
+    preconditionOf(this.resource, params, null)
+    const created = await this.scoped({ method: 'create', params, data })
+    const patched = await this.scoped({ method: 'patch', params, id: null, data })
+    const { select } = this.readQuery(created)
+    await this.checkWrite(params, created, { select })
+    const fields = projection(this.resource, select)
+    const writes = (many ? data : [data]).map((record, index) =>
+      this.upsertWrite(record, many ? `body.${index}` : 'body', params.createOnly)
+    )
+    const written = await upsertRecords(this.store, created, patched, writes, fields)
+    return many ? written : written[0]
+  }
+
+  /** A record of an upsert, encoded: its row with the create defaults, and the columns it changes. */
+  private upsertWrite(record: ResourceRecord, at: string, createOnly: ResourceRecord = {}): UpsertWrite {
+    const { resource } = this
+    for (const field of resource.upsertKey!) {
+      if (record?.[field.name] === undefined || record[field.name] === null) {
+        throw badField(`${at}.${field.name}`, 'is required: it is the upsert key')
+      }
+    }
+    const given = encodeRow(resource, record)
+    const kept = new Set([resource.idField.column, ...resource.upsertKey!.map((field) => field.column)])
+    const set = Object.keys(given).filter((column) => !kept.has(column))
+    const defaults = (this.createDefaults ??= createDefaultsOf(resource))
+    const insert = encodeRow(resource, { ...defaults, ...createOnly, ...record })
+    return { insert: withVersion(this.Model, resource, insert, 'create'), set }
+  }
+
+  /** The create schema's defaults, which an upsert that creates fills in (read once). */
+  private createDefaults?: ResourceRecord
 
   /**
    * With `update.replace` set, `update` replaces the record: every field a client may write and the body leaves

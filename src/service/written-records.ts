@@ -5,22 +5,27 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Projection } from '../query/projection'
 import type { ResourceRecord } from '../model/records'
 
-/** The whole records the write method of the current call left, collected for `keepWrittenRecords`. */
-const written = new AsyncLocalStorage<ResourceRecord[]>()
+/**
+ * The whole records the write method of the current call left, collected for `keepWrittenRecords`, and
+ * an upsert's event for each (`created` or `patched`, as its row went).
+ */
+const written = new AsyncLocalStorage<{ records: ResourceRecord[]; events: string[] }>()
 
 /**
  * What a write answers of the records it read back whole: the `fields` the caller selected (`$select`) of
  * each. The whole ones are kept for the call, since real-time events must be authorized against them: a rule
  * on a field the answer leaves out, or a resolver changes, must still decide on what the database holds.
  */
-export function answeredRecords(records: ResourceRecord[], fields: Projection) {
-  written.getStore()?.push(...records)
+export function answeredRecords(records: ResourceRecord[], fields: Projection, events?: string[]) {
+  const kept = written.getStore()
+  kept?.records.push(...records)
+  if (events) kept?.events.push(...events)
   // The projection of every field (no `$select`, or one with a computed field) answers the records whole.
   if (fields.key === '') return records
-  const kept = [...fields.stored, ...fields.computed].map((field) => field.name)
+  const names = [...fields.stored, ...fields.computed].map((field) => field.name)
   return records.map((record) => {
     const answered: ResourceRecord = {}
-    for (const name of kept) if (name in record) answered[name] = record[name]
+    for (const name of names) if (name in record) answered[name] = record[name]
     return answered
   })
 }
@@ -32,9 +37,10 @@ export function answeredRecords(records: ResourceRecord[], fields: Projection) {
  * subscriptions read it, on this instance and (feathers-sync sends the context) on the others.
  */
 export async function keepWrittenRecords(context: HookContext, next: NextFunction) {
-  const records: ResourceRecord[] = []
-  await written.run(records, next)
-  context.writtenRecords = records
+  const kept = { records: [] as ResourceRecord[], events: [] as string[] }
+  await written.run(kept, next)
+  context.writtenRecords = kept.records
+  if (kept.events.length) context.writtenEvents = kept.events
 }
 
 /** The records a write left, whole: what its hook context keeps, or (an event of another kind) its result. */

@@ -91,6 +91,72 @@ function createMutations(types: GraphqlTypes, resource: ResolvedResource): Field
 }
 
 /**
+ * `upsertOne<R>` and, where `multi` allows create, `upsertMany<Rs>`, beside nestjs-query's names: where the
+ * resource has an upsert key (which needs create and update enabled). Each takes the create input, as the
+ * upsert may create, and answers the records as written.
+ */
+function upsertMutations(types: GraphqlTypes, resource: ResolvedResource): Fields {
+  const { name, plural } = resource
+  const Plural = upperFirst(plural)
+  const node = () => objectType(types, resource)
+  const create = resource.upsertKey ? createInputType(types, resource) : undefined
+  if (!create) return {}
+  const description = resource.definition.upsert?.description
+  const key = resource.upsertKey!.map((field) => field.name).join(', ')
+  const fields: Fields = {}
+  fields[`upsertOne${name}`] = withWork(
+    {
+      type: nonNull(node()),
+      description: description ?? `Creates the ${name}, or changes the one with the same ${key}.`,
+      args: {
+        input: {
+          type: nonNull(
+            inputObject(types, `UpsertOne${name}Input`, {
+              upsert: [nonNull(create), `The record to create, or to write over the one with its ${key}`]
+            })
+          )
+        }
+      },
+      resolve: (_source, args, context, info) =>
+        namingInput('input.upsert', () =>
+          context
+            .service(resource)
+            .upsert(plain((args.input as Input).upsert), answering(context, info, resource))
+        )
+    },
+    { statements: 'once' }
+  )
+  if (allowsMulti(resource, 'create')) {
+    fields[`upsertMany${Plural}`] = withWork(
+      {
+        type: nonNull(new GraphQLList(nonNull(node()))),
+        description: description ?? `Creates each ${name}, or changes the one with the same ${key}.`,
+        args: {
+          input: {
+            type: nonNull(
+              inputObject(types, `UpsertMany${Plural}Input`, {
+                upserts: [nonNull(new GraphQLList(nonNull(create))), 'Records to create or write over']
+              })
+            )
+          }
+        },
+        resolve: (_source, args, context, info) =>
+          namingInput('input.upserts', () =>
+            context
+              .service(resource)
+              .upsert(
+                ((args.input as Input).upserts as unknown[]).map(plain),
+                answering(context, info, resource)
+              )
+          )
+      },
+      { statements: 'once' }
+    )
+  }
+  return fields
+}
+
+/**
  * A versioned resource's `version` input: the version of the record the mutation was made against; another
  * stored version is `PRECONDITION_FAILED` (`PRECONDITION_REQUIRED` without one where the resource requires it).
  */
@@ -234,7 +300,8 @@ function deleteMutations(types: GraphqlTypes, resource: ResolvedResource): Field
 
 /**
  * The mutations of a resource, with nestjs-query's names and shapes: `createOne<R>`/`createMany<Rs>`,
- * `updateOne<R>`/`updateMany<Rs>`, `deleteOne<R>`/`deleteMany<Rs>`. Each is one call of the registered service
+ * `updateOne<R>`/`updateMany<Rs>`, `deleteOne<R>`/`deleteMany<Rs>`, and `upsertOne<R>`/`upsertMany<Rs>` where
+ * the resource has an upsert key. Each is one call of the registered service
  * (`create`, `patch`, `remove`), so guards, validation, hooks, `authorize`, transactions and events apply as
  * over REST. A disabled endpoint has no mutations; the many-mutations exist where `multi` allows the method
  * and change at most `maxMulti` records, in one transaction.
@@ -242,6 +309,7 @@ function deleteMutations(types: GraphqlTypes, resource: ResolvedResource): Field
 function resourceMutationFields(types: GraphqlTypes, resource: ResolvedResource): Fields {
   return {
     ...createMutations(types, resource),
+    ...upsertMutations(types, resource),
     ...updateMutations(types, resource),
     ...deleteMutations(types, resource)
   }

@@ -16,7 +16,7 @@ import { callerAccess, readableResult } from '../../authorization/field-rules'
 /** The service methods GraphQL reads and writes through. */
 export type GraphqlService = Pick<
   ResourceService,
-  'find' | 'get' | 'aggregate' | 'create' | 'patch' | 'remove'
+  'find' | 'get' | 'aggregate' | 'create' | 'patch' | 'remove' | 'upsert'
 >
 
 /** Calls resource services on behalf of one GraphQL request. */
@@ -87,6 +87,15 @@ export class LimitedService implements GraphqlService {
     return this.written('patch', [id, data, params ?? {}]) as Promise<ResourceRecord | ResourceRecord[]>
   }
 
+  upsert(data: ResourceRecord, params?: ResourceParams): Promise<ResourceRecord>
+  upsert(data: ResourceRecord[], params?: ResourceParams): Promise<ResourceRecord[]>
+  upsert(
+    data: ResourceRecord | ResourceRecord[],
+    params?: ResourceParams
+  ): Promise<ResourceRecord | ResourceRecord[]> {
+    return this.written('upsert', [data, params ?? {}]) as Promise<ResourceRecord | ResourceRecord[]>
+  }
+
   remove(id: Id, params?: ResourceParams): Promise<ResourceRecord>
   remove(id: null, params?: ResourceParams): Promise<ResourceRecord[]>
   remove(id: NullableId, params?: ResourceParams): Promise<ResourceRecord | ResourceRecord[]> {
@@ -97,7 +106,7 @@ export class LimitedService implements GraphqlService {
    * A write's answer as its caller may read it. The service answers whole records, which its events carry to
    * every connection; with field rules, the caller's part is cut here, by the params its hooks left.
    */
-  private async written(method: 'create' | 'patch' | 'remove', args: unknown[]): Promise<unknown> {
+  private async written(method: 'create' | 'patch' | 'remove' | 'upsert', args: unknown[]): Promise<unknown> {
     const { resource } = this.service
     const service = this.service as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
     if (!resource.definition.fieldRules) return service[method](...args)

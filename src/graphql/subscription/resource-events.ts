@@ -28,7 +28,8 @@ interface EventSource {
 /** What a write event reports: one record, or (for a multi patch or remove) several in one call. */
 function kindOf(event: string, context: HookContext): SubscriptionKind | undefined {
   if (event === WRITE_EVENTS.create) return 'created'
-  const many = context.id === null || context.id === undefined
+  // An upsert's events are each of one record, though the call names no id.
+  const many = context.method !== 'upsert' && (context.id === null || context.id === undefined)
   if (event === WRITE_EVENTS.update || event === WRITE_EVENTS.patch)
     return many ? 'updatedMany' : 'updatedOne'
   if (event === WRITE_EVENTS.remove) return many ? 'deletedMany' : 'deletedOne'

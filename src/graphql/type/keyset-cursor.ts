@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import { badInput, type FieldError } from '../../common/errors'
 import type { PageSizes } from '../../resource/resolved'
 import type { Filter, Keyset, SortField } from '../../model/query'
+import { canonicalJson, keysetDigest } from '../../query/keyset-digest'
 import { checkCursorPaging, pageSize, present, type CursorPaging } from './cursor'
 
 /**
@@ -27,27 +27,12 @@ interface KeysetCursorPayload {
   check: string
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16)
-
-/** JSON with object keys sorted, so that `{a, b}` and `{b, a}` are one filter. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-    return `{${entries.join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
-}
-
 /** What a cursor belongs to: one connection (by type name), one sorting, one filter. */
 export function keysetScope(connection: string, sorting: SortField[], filter: Filter | undefined) {
-  return digest(canonical({ connection, sorting, filter: filter ?? {} }))
+  return keysetDigest(canonicalJson({ connection, sorting, filter: filter ?? {} }))
 }
 
-const checkOf = (scope: string, fields: CursorField[]) => digest(`${scope}|${canonical(fields)}`)
+const checkOf = (scope: string, fields: CursorField[]) => keysetDigest(`${scope}|${canonicalJson(fields)}`)
 
 /** The cursor of `record` in a keyset page whose order is placed by `fields`. */
 export function encodeKeysetCursor(

@@ -25,9 +25,9 @@ async function timedRead(readPage: ReadPage, keyset: Keyset, limit: number) {
 }
 
 /**
- * Every record an export matches, in order, a page of them at a time: one keyset page per `find` call. Each
- * call is an ordinary `find` returning a page, so hooks and @feathersjs/schema resolvers (resolveResult,
- * resolveExternal) treat exported records exactly as listed ones. Returning early stops the reads, and no
+ * Every record an export matches, in order, from `start` (a resumed export's position), a page of them at a
+ * time: one keyset page per `find` call. Each call is an ordinary `find` returning a page, so hooks and
+ * @feathersjs/schema resolvers (resolveResult, resolveExternal) treat exported records exactly as listed ones. Returning early stops the reads, and no
  * connection is held between reads.
  *
  * On a driver that waits for the database off the event loop, the next page is read while the consumer
@@ -38,9 +38,14 @@ async function timedRead(readPage: ReadPage, keyset: Keyset, limit: number) {
  * socket, so an export would otherwise run to its end in one turn while every other request, concurrent
  * exports included, waited.
  */
-export async function* exportedPages(readPage: ReadPage, batches: ReadBatches, blocking: boolean) {
+export async function* exportedPages(
+  readPage: ReadPage,
+  batches: ReadBatches,
+  blocking: boolean,
+  start: Keyset = {}
+) {
   let size = batches.size
-  let reading = timedRead(readPage, {}, size)
+  let reading = timedRead(readPage, start, size)
   for (;;) {
     const { page, readMs } = await reading
     const keyset = page.hasNextPage ? page.keyset : undefined

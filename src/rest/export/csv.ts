@@ -1,6 +1,8 @@
 import { stringify, type Options } from 'csv-stringify/sync'
 import { isoDate, parseIsoDate } from '../../resource/iso-date'
 import { serializedFields, type CsvSettings, type ResolvedResource } from '../../resource/resolved'
+import type { ResourceRecord } from '../../model/records'
+import { RESUME_COLUMN, type ResumeTokens } from './resume-token'
 
 /**
  * A cell written as it is, never quoted: csv-stringify quotes values that were strings before casting, and
@@ -49,7 +51,8 @@ const DATE_TEXT = {
  * row of the serialized fields in schema order (also for zero rows), strings quoted with quotes doubled,
  * numbers bare, booleans `true`/`false`, dates bare (ISO 8601 UTC, or `YYYY-MM-DD HH:MM:SS` UTC with
  * `dateFormat: 'spreadsheet'`), null empty, `\n` line ends, and cells a spreadsheet would run as a formula
- * (`= + - @`, tab, CR) prefixed with `'` by csv-stringify's `escape_formulas`.
+ * (`= + - @`, tab, CR) prefixed with `'` by csv-stringify's `escape_formulas`. With `tokens` (a resumable
+ * export), a last column `$after` holds each row's resume token.
  *
  * A page is encoded by one call of csv-stringify's synchronous API rather than record by record through its
  * stream: each record written to a stream is a write of its own through Node's stream machinery, which cost
@@ -59,14 +62,16 @@ const DATE_TEXT = {
 export function csvPageEncoder(
   resource: ResolvedResource,
   settings: CsvSettings,
-  withheld: readonly string[] = []
+  withheld: readonly string[] = [],
+  tokens?: ResumeTokens
 ) {
   const fields = serializedFields(resource).filter((field) => !withheld.includes(field.name))
   const names = fields.map((field) => field.name)
   const dates = fields.map((field) => field.kind === 'date')
   const dateText = DATE_TEXT[settings.dateFormat]
+  const columns = tokens ? [...names, RESUME_COLUMN] : names
   const options: Options = {
-    columns: fields.map((field) => ({ key: field.name, header: field.name })),
+    columns: columns.map((name) => ({ key: name, header: name })),
     quoted_string: true,
     escape_formulas: true,
     record_delimiter: '\n',
@@ -79,16 +84,18 @@ export function csvPageEncoder(
     }
   }
   const withHeader = { ...options, header: true }
-  const toRow = (record: Record<string, unknown>) => {
-    const row = new Array<unknown>(names.length)
+  const toRow = (record: ResourceRecord) => {
+    const row = new Array<unknown>(columns.length)
     for (let index = 0; index < names.length; index++) {
       const value = record[names[index]]
       row[index] = dates[index] && typeof value === 'string' ? new BareCell(dateText(value)) : value
     }
+    // Bare: a token has nothing to quote, and a cell per row is worth its two bytes.
+    if (tokens) row[names.length] = new BareCell(tokens(record))
     return row
   }
   /** The CSV text of `records`, after the byte order mark (with `bom`) and the header row when `first`. */
-  return (records: Array<Record<string, unknown>>, first: boolean) =>
+  return (records: ResourceRecord[], first: boolean) =>
     first
       ? (settings.bom ? BOM : '') + stringify(records.map(toRow), withHeader)
       : stringify(records.map(toRow), options)

@@ -4,7 +4,7 @@ import type { CsvSettings, ResolvedResource } from '../../resource/resolved'
 import { compileValidator } from '../../resource/validator'
 import { collectionQueryParser, collectionQuerySchema, EXPORT_QUERY_OPTIONS } from '../collection-query'
 
-const BOM_VALUES = ['true', 'false', '1', '0']
+const BOOLEAN_VALUES = ['true', 'false', '1', '0']
 
 /**
  * The parameters that shape the CSV rather than choose records, defaulting to the resource's export options.
@@ -17,7 +17,7 @@ function csvParameters(resource: ResolvedResource): Record<string, TSchema> {
     bom: Type.Optional(
       Type.Unsafe<string>({
         type: 'string',
-        enum: BOM_VALUES,
+        enum: BOOLEAN_VALUES,
         default: String(bom),
         description: 'CSV only: start with a UTF-8 byte order mark, which Excel needs to read UTF-8'
       })
@@ -33,21 +33,50 @@ function csvParameters(resource: ResolvedResource): Record<string, TSchema> {
   }
 }
 
-/** The query-string schema of `GET /{basePath}/export`: the filters, then the CSV's parameters. */
+/** Resumption, in both formats: tokens in each row, and where a resumed export starts. */
+const RESUME_PARAMETERS: Record<string, TSchema> = {
+  resumable: Type.Optional(
+    Type.Unsafe<string>({
+      type: 'string',
+      enum: BOOLEAN_VALUES,
+      default: 'false',
+      description:
+        "Add a last column (NDJSON: member) $after holding each row's resume token; implied by after"
+    })
+  ),
+  after: Type.Optional(
+    Type.String({
+      description:
+        'Resume a resumable export after the row whose $after this is: same parameters, no header row, ' +
+        'no byte order mark, so that the parts joined are the whole file'
+    })
+  )
+}
+
+/** The parameters that are no filter: the CSV's and resumption's. */
+function ownParameters(resource: ResolvedResource) {
+  return { ...csvParameters(resource), ...RESUME_PARAMETERS }
+}
+
+/** The query-string schema of `GET /{basePath}/export`: the filters, then the export's own parameters. */
 export function exportQuerySchema(resource: ResolvedResource) {
-  const own = csvParameters(resource)
+  const own = ownParameters(resource)
   const filters = Object.entries(collectionQuerySchema(resource, EXPORT_QUERY_OPTIONS).properties).filter(
     ([name]) => !(name in own)
   )
   return Type.Object({ ...Object.fromEntries(filters), ...own }, { additionalProperties: false })
 }
 
+const isTrue = (value: unknown) => value === 'true' || value === '1'
+
 /**
- * Reads the export's query string into the records' filter and search, and the CSV's settings. `csv` false
- * (another format was negotiated): a CSV parameter is a 400 rather than a setting silently left unused.
+ * Reads the export's query string into the records' filter and search, the CSV's settings and resumption.
+ * `csv` false (another format was negotiated): a CSV parameter is a 400 rather than a setting silently left
+ * unused; so is `resumable=false` beside `after`, since a resumed export carries its tokens on.
  */
 export function exportQueryParser(resource: ResolvedResource) {
-  const own = csvParameters(resource)
+  const own = ownParameters(resource)
+  const csvOnly = csvParameters(resource)
   const validate = compileValidator(Type.Object(own, { additionalProperties: false }), {
     coerce: true,
     what: 'Query'
@@ -60,12 +89,23 @@ export function exportQueryParser(resource: ResolvedResource) {
     const { filter, search } = filters(rest)
     const misplaced: FieldError[] = csv
       ? []
-      : Object.keys(mine).map((field) => ({ field, message: 'applies to CSV only' }))
+      : Object.keys(mine)
+          .filter((name) => name in csvOnly)
+          .map((field) => ({ field, message: 'applies to CSV only' }))
+    if (mine.after !== undefined && mine.resumable !== undefined && !isTrue(mine.resumable)) {
+      misplaced.push({ field: 'resumable', message: 'a resumed export (after) carries its resume tokens on' })
+    }
     const query = validate(mine, misplaced)
     const settings: CsvSettings = {
-      bom: query.bom === 'true' || query.bom === '1',
+      bom: isTrue(query.bom),
       dateFormat: query.dateFormat as CsvSettings['dateFormat']
     }
-    return { filter, search, settings }
+    const after = query.after as string | undefined
+    return {
+      filter,
+      search,
+      settings,
+      resume: { resumable: after !== undefined || isTrue(query.resumable), after }
+    }
   }
 }

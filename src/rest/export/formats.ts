@@ -3,6 +3,7 @@ import type { CsvSettings, ResolvedResource } from '../../resource/resolved'
 import type { ResourceRecord } from '../../model/records'
 import { csvPageEncoder } from './csv'
 import { ndjsonPageEncoder } from './ndjson'
+import type { ResumeTokens } from './resume-token'
 
 /** The text of one page of records; `first` for the first page (a header row, a byte order mark). */
 export type PageEncoder = (records: ResourceRecord[], first: boolean) => string
@@ -14,8 +15,16 @@ export interface ExportFormat {
   contentType: string
   /** The downloaded file's extension. */
   extension: string
-  /** `withheld`: the fields the caller's field rules keep from it, which get no column. */
-  encoder(resource: ResolvedResource, csv: CsvSettings, withheld: readonly string[]): PageEncoder
+  /**
+   * `withheld`: the fields the caller's field rules keep from it, which get no column; `tokens`: a
+   * resumable export's, written after the fields.
+   */
+  encoder(
+    resource: ResolvedResource,
+    csv: CsvSettings,
+    withheld: readonly string[],
+    tokens?: ResumeTokens
+  ): PageEncoder
 }
 
 /** The formats of the export; the first is the one a request gets that has no preference (no Accept, or any). */

@@ -10,6 +10,8 @@ import { externalCall } from '../../feathers/external-call'
 import { exportedPages, type ReadPage } from './batches'
 import { restParams } from '../params'
 import { exportQueryParser } from './export-query'
+import { exportResumption } from './resumption'
+import type { ResumeTokens } from './resume-token'
 import { CSV_FORMAT, negotiatedFormat, type PageEncoder } from './formats'
 import { logFailure, loggerOf } from '../../common/logger'
 import { conditionalRead, type ResolvedCaching } from '../../feathers/conditional-read'
@@ -22,20 +24,22 @@ import { PAID_ELSEWHERE } from '../../budgets/rows-hook'
 /**
  * Reads the first page before anything is sent, so that a failure up to there (hooks, authorization, the
  * first database read) is still an ordinary JSON error. Then yields the text of each page, the first page's
- * with what starts the file (the CSV's header), at most `maxRows` records in all.
+ * with what starts the file (the CSV's header) unless `resumed`, at most `maxRows` records in all.
  */
 async function exportChunks(
   pages: AsyncIterable<ResourceRecord[]>,
   encode: PageEncoder,
   maxRows = Infinity,
-  ended: (rows: number) => void = () => {}
+  ended: (rows: number) => void = () => {},
+  resumed = false
 ) {
   const iterator = pages[Symbol.asyncIterator]()
   const first = await iterator.next()
   async function* chunks() {
     let left = maxRows
     try {
-      for (let next = first, header = true; !next.done; next = await iterator.next(), header = false) {
+      // A resumed export continues a file: no header row or byte order mark again.
+      for (let next = first, header = !resumed; !next.done; next = await iterator.next(), header = false) {
         const records = next.value.length > left ? next.value.slice(0, left) : next.value
         left -= records.length
         const text = encode(records, header)
@@ -44,7 +48,7 @@ async function exportChunks(
         if (left === 0) return
       }
       // No page at all still makes a file with what starts it (a CSV's header row).
-      if (first.done) {
+      if (first.done && !resumed) {
         const text = encode([], true)
         if (text) yield text
       }
@@ -76,6 +80,17 @@ async function exportBudget(app: Application, params: ResourceParams, maxRows: n
   }
 }
 
+/**
+ * The export's row count, for a client's progress: the records it matches (the resource's `countStrategy`:
+ * counted, or the planner's estimate, flagged), at most what it may send. Never a Content-Length: the
+ * bytes are known once the last row is written.
+ */
+function answerRowCount(ctx: Context, page: Page<ResourceRecord>, maxRows = Infinity) {
+  if (page.total === undefined) return
+  ctx.set('X-Total-Count', String(Math.min(page.total, maxRows)))
+  if (page.totalIsEstimate) ctx.set('X-Total-Count-Is-Estimate', 'true')
+}
+
 /** How a download the client abandoned ends the pipeline: not worth a stack trace in the log. */
 const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'EPIPE', 'ECONNRESET'])
 
@@ -101,29 +116,48 @@ export function exportRoute(
     const format = negotiatedFormat((...types) => ctx.accepts(...types))
     const csv = format === CSV_FORMAT
     // Checked before anything is read; parsed again for each page, as hooks may change the query they get.
-    const { settings } = parse(ctx.query, csv)
+    const request = parse(ctx.query, csv)
+    const resumption = exportResumption(resource, format.mediaType, request)
     const service = resourceService(app, resource)
     const budget = await exportBudget(app, restParams(ctx), definedMaxRows)
     const maxRows = budget?.maxRows ?? definedMaxRows
     let withheld: readonly string[] = []
+    let tokens: ResumeTokens | undefined
+    let first = true
     const readPage: ReadPage = async (keyset, limit) => {
       const { filter, search } = parse(ctx.query, csv)
-      const params = restParams(ctx, { filter, search, paging: { limit }, keyset })
+      // The first read counts the whole export, the parts before a resumed one's included (progress).
+      const totalCount = first && resource.query.enableTotalCount
+      const params = restParams(ctx, { filter, search, paging: { limit }, keyset, totalCount })
       // The export pays for its rows from `exportRows`, not from the list's `rows`.
       ;(params as Record<symbol, unknown>)[PAID_ELSEWHERE] = true
-      const page = (await externalCall(service, 'find', [params])) as Page<ResourceRecord>
+      const page = (await externalCall(service, 'find', [params]).catch((error) => {
+        throw resumption.renamed(error)
+      })) as Page<ResourceRecord>
       withheld = withheldFields(page)
+      if (first) {
+        tokens = resumption.tokens(page, withheld)
+        answerRowCount(ctx, page, maxRows)
+      }
+      first = false
       return page
     }
-    const pages = exportedPages(readPage, resource.exportBatches, service.readsSynchronously)
+    const pages = exportedPages(
+      readPage,
+      resource.exportBatches,
+      service.readsSynchronously,
+      resumption.start
+    )
     // Made when the first page is encoded, once the caller's field rules have said which columns it gets.
     let encoder: PageEncoder | undefined
-    const encode: PageEncoder = (records, first) =>
-      (encoder ??= format.encoder(resource, settings, withheld))(records, first)
-    const chunks = await exportChunks(pages, encode, maxRows, budget?.settle).catch(async (error) => {
-      budget?.settle(0)
-      throw error
-    })
+    const encode: PageEncoder = (records, header) =>
+      (encoder ??= format.encoder(resource, request.settings, withheld, tokens))(records, header)
+    const chunks = await exportChunks(pages, encode, maxRows, budget?.settle, resumption.resumed).catch(
+      async (error) => {
+        budget?.settle(0)
+        throw error
+      }
+    )
     const body = new PassThrough()
     // A failure after the first byte must not look like a complete file: reset the connection instead of
     // ending the chunked response normally.
