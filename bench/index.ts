@@ -20,7 +20,7 @@ const benchmarks: Array<[name: string, flags: string[]]> = [
   ['heap', ['seconds', 'connections']],
   ['conditional-reads', ['items', 'seconds', 'rounds', 'connections']],
   ['trusted-documents', ['items', 'seconds', 'rounds', 'connections']],
-  ['live-queries', ['items', 'subscribers', 'questions', 'writes', 'seconds']]
+  ['live-queries', ['items', 'subscribers', 'questions', 'writes', 'seconds', 'rerun-writes']]
 ]
 
 function flagsFor(args: string[], known: string[]) {
