@@ -56,7 +56,7 @@ const comments = defineResource({
     context.params.headers?.['x-secret'] === 'yes' ? undefined : { text: { notLike: 'secret%' } }
 })
 
-async function liveApp(databaseUrl: string) {
+async function liveApp(databaseUrl: string, plugin: object = {}) {
   const db = knex(knexConfig(databaseUrl))
   await db.schema.createTable('tasks', (columns) => {
     columns.increments('id')
@@ -75,7 +75,10 @@ async function liveApp(databaseUrl: string) {
     { title: 'b1', team: 'b', points: 2, done: false }
   ])
   await db('comments').insert([{ text: 'first', taskId: 1 }])
-  return pluginApp(db, [tasks, comments], { transports: true, plugin: { live: { coalesceMs: 20 } } })
+  return pluginApp(db, [tasks, comments], {
+    transports: true,
+    plugin: { live: { coalesceMs: 20 }, ...plugin }
+  })
 }
 
 const A = { 'x-team': 'a' }
@@ -370,4 +373,33 @@ forEachDatabase(
     })
   },
   liveApp
+)
+
+forEachDatabase(
+  'Live queries for Feathers clients spend subscriptions, never rows',
+  (env) => {
+    it('a watch takes one of the caller’s subscriptions; its new results take no rows', async () => {
+      const socket = io(env.server.baseUrl, { extraHeaders: A, transports: ['websocket'] })
+      try {
+        const client = feathers().configure(socketioClient(socket))
+        const heard: any[] = []
+        client.service('live-queries').on('result', (event: any) => heard.push(event))
+        await client.service('live-queries').create({ path: 'tasks', query: { done: false } })
+        // Each write brings a new result of one row or more: past the rows budget if it counted them.
+        for (let index = 0; index < 4; index++) {
+          await client.service('tasks').create({ title: `x${index}`, team: 'a', points: 1, done: false })
+          await pollUntil(() => heard.length === index + 1, 'the new result', { ms: 5000 })
+        }
+        assert.equal(heard.at(-1).result.data.length, 5)
+        await client.service('live-queries').create({ path: 'tasks', query: { done: true } })
+        await assert.rejects(client.service('live-queries').create({ path: 'tasks' }), {
+          name: 'TooManyRequests'
+        })
+      } finally {
+        socket.close()
+      }
+    })
+  },
+  (databaseUrl) =>
+    liveApp(databaseUrl, { budgets: { window: '1h', subscriptions: 2, rows: 3, key: () => 'everyone' } })
 )

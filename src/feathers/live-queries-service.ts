@@ -10,6 +10,8 @@ import { liveScope } from '../live/live-scope'
 import type { ResolvedLiveOptions } from '../live/live-options'
 import { toFilterOfQuery } from './live-query-filter'
 import { andFilters } from '../query/filters'
+import { budgetsOf } from '../budgets/budgets'
+import { PAID_ELSEWHERE } from '../budgets/rows-hook'
 
 /** What a Feathers client asks to watch: a resource's `find` (default) or `aggregate`. */
 export interface LiveQueryData {
@@ -74,7 +76,10 @@ export class LiveQueriesService {
         }
       )
     }
-    const { query: _query, ...caller } = params
+    // A watch is a subscription: it spends one of the caller's `subscriptions`, and its computations no rows.
+    await budgetsOf(this.app)?.take(params, 'subscriptions', 1)
+    const { query: _query, ...given } = params
+    const caller = { ...given, [PAID_ELSEWHERE]: true }
     const query = data.query ?? {}
     const service = this.app.service(resource.basePath) as unknown as {
       find(params: Params): Promise<unknown>
