@@ -65,6 +65,8 @@ export interface ResourceServiceOptions {
   related?: (name: string) => ResourceService | undefined
   /** The application's write generation, undefined while counts are not reused (see `CountCache`). */
   writeGeneration?: () => number | undefined
+  /** What `import` does (see `import/import-call.ts`), given by the registration. */
+  importer?: (data: unknown, params: ResourceParams) => Promise<unknown>
 }
 
 /**
@@ -104,6 +106,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
   private readonly scoped: (call: ScopeCall) => ResourceParams | Promise<ResourceParams>
   private readonly scopeOfReads: (caller: ResourceParams) => Promise<Filter | undefined>
   private readonly feathersQuery: FeathersQueryParser
+  private readonly importer?: ResourceServiceOptions['importer']
 
   constructor(resource: ResolvedResource, options: ResourceServiceOptions) {
     this.resource = resource
@@ -118,6 +121,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
       writeGeneration: options.writeGeneration
     })
     this.feathersQuery = new FeathersQueryParser(resource)
+    this.importer = options.importer
     this.id = resource.idField.name
     this.events = [...(resource.definition.events ?? [])]
     this.options = {
@@ -295,6 +299,16 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
     )
     const created = await insertRecords(this.store, scoped, rows, fields)
     return Array.isArray(data) ? created : created[0]
+  }
+
+  /**
+   * Creates every record of a CSV or NDJSON text (`{ csv }`, `{ ndjson }`) or of a list (`{ records }`), each
+   * as `create` would with the call's params, a batch per transaction; `params.query` takes `dryRun`,
+   * `idempotencyKey` and `onConflict`. Answers the import's report ([import](../../docs/guide/import.md)).
+   */
+  async import(data: unknown, params: ResourceParams = {}): Promise<unknown> {
+    if (!this.importer) throw new MethodNotAllowed(`${this.resource.name}: import is not registered`)
+    return this.importer(data, params)
   }
 
   /**
