@@ -13,6 +13,7 @@ import { resolve } from 'node:path'
 const benchmarks: Array<[name: string, flags: string[]]> = [
   ['http', ['items', 'seconds', 'rounds', 'connections']],
   ['export', ['rows']],
+  ['import', ['rows']],
   ['aggregate', ['rows', 'runs']],
   ['keyset-paging', ['rows', 'runs']],
   ['prepared-statements', ['items', 'calls', 'rounds']],
