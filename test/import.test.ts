@@ -291,6 +291,31 @@ forEachDatabase('Import: CSV and NDJSON through POST /{basePath}/import', (env) 
     assert.equal((await stored(env.server)).length, lines)
   })
 
+  it('lets a request with the key take over one still running: it stops, the new one goes on', async () => {
+    const lines = 1000
+    const chunks = [HEADER]
+    for (let from = 0; from < lines; from += 100) chunks.push(numberedCsv(100, from))
+    const headers = { ...csvHeaders, 'idempotency-key': `takeover-${env.server.database}` }
+    let sent = 0
+    let release: () => void = () => {}
+    const stalled = new Promise<void>((resolve) => (release = resolve))
+    // An upload that stops sending after three chunks and never ends, as a connection gone quiet.
+    const first = upload(env.server, '/todo-items/import', chunks, headers, {
+      betweenChunks: async () => {
+        if (++sent === 3) await stalled
+      }
+    }).catch(() => ({ status: 0, text: '', headers: {} }))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const second = await env.server.http('POST', '/todo-items/import', chunks.join(''), headers)
+    assert.equal(second.status, 200, second.text)
+    assert.equal(second.body.skipped + second.body.imported, lines)
+    const titles = (await stored(env.server)).map((row) => row.title)
+    assert.equal(titles.length, lines)
+    assert.equal(new Set(titles).size, lines)
+    release()
+    assert.notEqual((await first).status, 200)
+  })
+
   it('keeps the request paused while a batch is written: memory holds a batch, not the file', async () => {
     const description = 'x'.repeat(1000)
     const lines = 6000

@@ -2,7 +2,6 @@ import { BadRequest, Conflict } from '@feathersjs/errors'
 import { Type } from '@sinclair/typebox'
 import type { Knex } from 'knex'
 import { Readable } from 'node:stream'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { badField } from '../common/errors'
 import type { ResourceParams } from '../model/records'
 import { createSchemaOf } from '../resource/input-schemas'
@@ -117,32 +116,40 @@ function createValidator(resource: ResolvedResource) {
   return validate
 }
 
-/** Imports with a key running in this process: a second request with the key waits for the first a while. */
-const running = new Map<string, Promise<unknown>>()
-const RUNNING_WAIT_MS = 5000
+/** Imports with a key running in this process, and how to stop each. */
+const running = new Map<string, { done: Promise<unknown>; supersede(): void }>()
 
-async function exclusively<T>(key: string | undefined, work: () => Promise<T>) {
-  if (key === undefined) return work()
+/**
+ * Runs the import of `key` alone in this process. A request with the key while another runs takes over: the
+ * other stops before its next line (what it committed stays, its caller gets a 409), and this one goes on
+ * from there. That is the retry of a cut upload, whose first request may still be writing what reached the
+ * server before the cut; an upload still going is stopped as a duplicate. Across processes the key's
+ * progress row keeps two requests from committing the same lines (`advanceKey`).
+ */
+async function exclusively<T>(
+  key: string | undefined,
+  body: Readable | undefined,
+  work: (superseded: () => boolean) => Promise<T>
+) {
+  if (key === undefined) return work(() => false)
   const other = running.get(key)
   if (other) {
-    // A cut upload's request ends within a batch; one still uploading is another import.
-    const ended = await Promise.race([
-      other.then(
-        () => true,
-        () => true
-      ),
-      sleep(RUNNING_WAIT_MS, false)
-    ])
-    if (!ended || running.has(key)) {
-      throw new Conflict(`An import with Idempotency-Key ${key} is running: retry once it ended`)
-    }
+    other.supersede()
+    await other.done.catch(() => undefined)
   }
-  const mine = work()
-  running.set(key, mine)
+  let superseded = false
+  const mine = work(() => superseded)
+  const supersede = () => {
+    superseded = true
+    // A body still arriving (or never to arrive, its connection gone quiet) is read no further.
+    body?.destroy(new Conflict(`Another request with Idempotency-Key ${key} took this import over`))
+  }
+  const entry = { done: mine, supersede }
+  running.set(key, entry)
   try {
     return await mine
   } finally {
-    if (running.get(key) === mine) running.delete(key)
+    if (running.get(key) === entry) running.delete(key)
   }
 }
 
@@ -194,8 +201,9 @@ export async function importRecords(
   }
   const format = data.csv !== undefined || data.format === 'csv' ? 'csv' : data.records ? 'records' : 'ndjson'
   const options = JSON.stringify({ format, onConflict: query.onConflict ?? 'error' })
-  return exclusively(query.idempotencyKey, () =>
+  return exclusively(query.idempotencyKey, data.body, (superseded) =>
     runImport({
+      superseded,
       knex: target.knex,
       write,
       validate: createValidator(resource),

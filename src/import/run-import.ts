@@ -1,3 +1,4 @@
+import { Conflict } from '@feathersjs/errors'
 import { PayloadTooLarge } from '../common/errors'
 import type { Knex } from 'knex'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -26,6 +27,8 @@ export interface ImportRun {
   progress?: (event: ImportProgressEvent) => void
   bytesRead: () => number
   bytesTotal?: number
+  /** Whether another request with the key took the import over: this one stops before its next line. */
+  superseded?: () => boolean
 }
 
 /**
@@ -119,6 +122,9 @@ export async function runImport(run: ImportRun): Promise<ImportReport> {
 
   try {
     for await (const entry of run.lines) {
+      if (run.superseded?.()) {
+        throw new Conflict(`Another request with Idempotency-Key ${key?.value} took this import over`)
+      }
       report.lines++
       if (report.lines > settings.maxRows) {
         throw new PayloadTooLarge(

@@ -116,6 +116,8 @@ function eventStream(
   ctx.status = 200
   ctx.type = 'text/event-stream'
   ctx.set('Cache-Control', 'no-cache')
+  // The stream may end before the body did (a failure): the connection must not wait for the rest.
+  ctx.set('Connection', 'close')
   ctx.body = events
 }
 
@@ -151,7 +153,7 @@ export function importRoute(router: Router, app: Application, resource: Resolved
       report = await call()
     } catch (error) {
       // A client that went away (a cut upload) hears nothing more, and is no server failure to log.
-      if (ctx.req.destroyed && !ctx.req.complete) {
+      if (ctx.req.socket?.destroyed ?? true) {
         ctx.respond = false
         return
       }
