@@ -57,7 +57,10 @@ export const errorResponses = {
   NotFound: errorResponse('No such record, or not one the caller may see'),
   MethodNotAllowed: errorResponse('The endpoint is disabled, or the path has no such method'),
   NotAcceptable: errorResponse('The Accept header names no media type the endpoint answers with'),
-  UnsupportedMediaType: errorResponse('The body was not sent as application/json'),
+  UnsupportedMediaType: errorResponse('The body was not sent in a media type the endpoint reads'),
+  Conflict: errorResponse('Another request with the Idempotency-Key took the import over'),
+  PayloadTooLarge: errorResponse("The body holds more bytes or records than the import's limits"),
+  Unprocessable: errorResponse('The Idempotency-Key was used for another import'),
   PreconditionFailed: errorResponse(
     'If-Match names no version the record has now: it changed since it was read (or has no versions)'
   ),
@@ -75,6 +78,9 @@ const ERROR_STATUS: Record<ErrorResponseName, string> = {
   MethodNotAllowed: '405',
   NotAcceptable: '406',
   UnsupportedMediaType: '415',
+  Conflict: '409',
+  PayloadTooLarge: '413',
+  Unprocessable: '422',
   PreconditionFailed: '412',
   PreconditionRequired: '428'
 }
