@@ -12,6 +12,7 @@ import { clearTables, seedTodoItems } from './support/seed'
 import { exampleResourcesApp } from './support/example-resources-app'
 import { exampleResources } from '../example/resources'
 import { todoItemResource } from '../example/resources/todo-item'
+import { subTaskResource } from '../example/resources/sub-task'
 import { resourceClient, type ResourceClientService } from '../src/client'
 import { stampCreation } from '../example/hooks/audit'
 
@@ -348,10 +349,12 @@ const guardedApp: AppFactory = async (url) => {
     resource === todoItemResource
       ? {
           ...todoItemResource,
-          import: { batchSize: 4 },
+          import: { batchSize: 4, maxRows: 20, maxLineBytes: 100, maxBytes: 4000, maxRowsPerSecond: 50 },
           authorize: () => ({ priority: { lt: 100 } })
         }
-      : resource
+      : resource === subTaskResource
+        ? { ...subTaskResource, import: { disabled: true } }
+        : resource
   )
   const made = await exampleResourcesApp({ resources, quietErrors: true })(url)
   made.app.service('todo-items').hooks({
@@ -395,6 +398,59 @@ forEachDatabase(
         { title: 'D', description: 'hooked D', completed: false, priority: 3 },
         { title: 'E', description: 'hooked E', completed: false, priority: 4 }
       ])
+    })
+  },
+  guardedApp
+)
+
+forEachDatabase(
+  'Import: limits',
+  (env) => {
+    beforeEach(() => clearTables(env.server.db))
+
+    it('refuses a body past maxBytes, more records than maxRows, a line past maxLineBytes', async () => {
+      const declared = await env.server.http(
+        'POST',
+        '/todo-items/import',
+        HEADER + 'x'.repeat(4000),
+        csvHeaders
+      )
+      assert.equal(declared.status, 413)
+      assert.equal((await stored(env.server)).length, 0)
+      const rows = await env.server.http('POST', '/todo-items/import', HEADER + numberedCsv(21), csvHeaders)
+      assert.equal(rows.status, 413)
+      assert.match(rows.body.message, /at most 20 records/)
+      // What committed before the limit stays, and the report says so.
+      assert.deepEqual([rows.body.data.report.lines, rows.body.data.report.imported], [21, 20])
+      assert.equal((await stored(env.server)).length, 20)
+      await clearTables(env.server.db)
+      const long = await env.server.http(
+        'POST',
+        '/todo-items/import',
+        HEADER + `"A",,false,1\n"${'y'.repeat(200)}",,false,1\n`,
+        csvHeaders
+      )
+      assert.equal(long.status, 400)
+      assert.match(long.body.message, /^Line 3: longer than the import's maxLineBytes/)
+    })
+
+    it('creates at most maxRowsPerSecond records a second', async () => {
+      const started = performance.now()
+      const response = await env.server.http(
+        'POST',
+        '/todo-items/import',
+        HEADER + numberedCsv(20),
+        csvHeaders
+      )
+      assert.equal(response.body.imported, 20)
+      // 20 records at 50 a second: the last batch waits until 0.4 s have passed.
+      assert.ok(performance.now() - started >= 390, `${performance.now() - started} ms`)
+    })
+
+    it('answers 405 where import is disabled, naming the option', async () => {
+      const response = await env.server.http('POST', '/sub-tasks/import', 'title\n', csvHeaders)
+      assert.equal(response.status, 405)
+      assert.match(response.body.message, /import: \{ disabled: true \}/)
     })
   },
   guardedApp

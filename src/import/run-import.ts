@@ -1,4 +1,4 @@
-import { Conflict } from '@feathersjs/errors'
+import { Conflict, FeathersError } from '@feathersjs/errors'
 import { PayloadTooLarge } from '../common/errors'
 import type { Knex } from 'knex'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -155,8 +155,8 @@ export async function runImport(run: ImportRun): Promise<ImportReport> {
 
 /** The report so far on a failure that ended the import, for the client to see what went in. */
 function withReport(error: unknown, report: ImportReport) {
-  if (error && typeof error === 'object' && 'data' in error) {
-    const data = (error as { data?: unknown }).data
+  if (error instanceof FeathersError) {
+    const { data } = error
     ;(error as { data: unknown }).data = { ...(data && typeof data === 'object' ? data : {}), report }
   }
   return error
