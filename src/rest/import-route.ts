@@ -152,9 +152,11 @@ export function importRoute(router: Router, app: Application, resource: Resolved
     try {
       report = await call()
     } catch (error) {
-      // A client that went away (a cut upload) hears nothing more, and is no server failure to log.
-      if (ctx.req.socket?.destroyed ?? true) {
+      // A client that went away (a cut upload) hears nothing more, and is no server failure to log. (A Feathers
+      // error, a 409 of an import taken over included, is answered while the connection is there.)
+      if (!(error instanceof FeathersError) && (ctx.req.socket?.destroyed ?? true)) {
         ctx.respond = false
+        ctx.res.destroy()
         return
       }
       throw error
