@@ -14,6 +14,7 @@ const benchmarks: Array<[name: string, flags: string[]]> = [
   ['http', ['items', 'seconds', 'rounds', 'connections']],
   ['export', ['rows']],
   ['export-resume', ['rows']],
+  ['import', ['rows']],
   ['aggregate', ['rows', 'runs']],
   ['keyset-paging', ['rows', 'runs']],
   ['prepared-statements', ['items', 'calls', 'rounds']],

@@ -7,6 +7,8 @@ import type { Application, HookContext, Id, Paginated, Params } from '@feathersj
 import { FEATHERS_QUERY_SYNTAX, QUERY_SYNTAX_HEADER } from './common/query-syntax'
 import type { AggregatePage, AggregateResponse } from './model/aggregate'
 import type { ResourceDefinition } from './resource/definition'
+import type { ImportQuery } from './import/import-call'
+import type { ImportReport } from './import/report'
 import type {
   AggregateRequestOf,
   DataOf,
@@ -19,6 +21,8 @@ import type {
 } from './resource/typed-records'
 
 export { FEATHERS_QUERY_SYNTAX, QUERY_SYNTAX_HEADER } from './common/query-syntax'
+export type { ImportQuery } from './import/import-call'
+export type { ImportLineError, ImportProgressEvent, ImportReport } from './import/report'
 export type {
   AggregateRequestOf,
   DataOf,
@@ -73,12 +77,21 @@ export interface ResourceClientService<
     request: ClientAggregateRequestOf<D>,
     params?: Params<FilterQueryOf<D>>
   ): Promise<AggregateResponse[]>
+  /**
+   * Creates the records of a CSV or NDJSON text, or of a list, each as `create` would; the realtime
+   * connection that calls it gets `import-progress` events ([import](../docs/guide/import.md)).
+   */
+  import(data: ClientImportData<D>, params?: Params<ImportQuery>): Promise<ImportReport>
 }
 
-export type ResourceMethod =
-  'find' | 'get' | 'create' | 'update' | 'patch' | 'remove' | 'aggregate' | 'upsert'
+/** What a client imports: the file's text (`csv` in the export's format, or `ndjson`) or the records. */
+export type ClientImportData<D extends ResourceDefinition> =
+  { csv: string } | { ndjson: string } | { records: Array<DataOf<D> | Record<string, unknown>> }
 
-/** Every method of a resource service, `aggregate` and `upsert` too. */
+export type ResourceMethod =
+  'find' | 'get' | 'create' | 'update' | 'patch' | 'remove' | 'aggregate' | 'upsert' | 'import'
+
+/** Every method of a resource service, `aggregate`, `upsert` and `import` too. */
 export const RESOURCE_METHODS: ResourceMethod[] = [
   'find',
   'get',
@@ -87,7 +100,8 @@ export const RESOURCE_METHODS: ResourceMethod[] = [
   'patch',
   'remove',
   'aggregate',
-  'upsert'
+  'upsert',
+  'import'
 ]
 
 export interface ResourceClientOptions {

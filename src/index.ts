@@ -41,6 +41,7 @@ export type {
   DeleteOptions,
   EndpointOptions,
   ExportOptions,
+  ImportOptions,
   AggregateOptions,
   ResourceCachingOptions,
   ConcurrencyOptions,
@@ -136,3 +137,5 @@ export type { SchemaMismatch, MismatchKind } from './schema/compare'
 export { feathersQueryConfiguration, paginateConfiguration } from './registration/configuration'
 export type { FeathersQueryConfiguration, PageSizeSetting } from './registration/configuration'
 export type { Logger } from './common/logger'
+export type { ImportData, ImportQuery } from './import/import-call'
+export type { ImportLineError, ImportProgressEvent, ImportReport } from './import/report'

@@ -242,6 +242,7 @@ function documentedDefault(key: string): [owner: string, option: string] | undef
   if (group === 'realtime') return ['feathersQuery', `realtime.${name}`]
   if (group === 'health') return ['feathersQuery', `health.${name}`]
   if (group === 'caching') return ['feathersQuery', `caching.${name}`]
+  if (group === 'import') return ['defineResource', `import.${name}`]
   // `gracefulShutdown`'s options, in exports.md (`signals.0`, `signals.1`: each signal in its default).
   if (group === 'shutdown') return ['gracefulShutdown', name]
   return undefined

@@ -79,6 +79,8 @@ export function externalRecords() {
     if (!resource) return next()
     const strip = stripperOf(resource)
     await next()
+    // An import answers its report, no record (its records' creates were stripped and announced each).
+    if (context.method === 'import') return
     const writeEvent = WRITE_EVENTS[context.method]
     const upsert = context.method === 'upsert'
     const writes = writeEvent !== undefined || upsert

@@ -57,10 +57,13 @@ export const errorResponses = {
   NotFound: errorResponse('No such record, or not one the caller may see'),
   MethodNotAllowed: errorResponse('The endpoint is disabled, or the path has no such method'),
   NotAcceptable: errorResponse('The Accept header names no media type the endpoint answers with'),
-  UnsupportedMediaType: errorResponse('The body was not sent as application/json'),
+  UnsupportedMediaType: errorResponse('The body was not sent in a media type the endpoint reads'),
   Conflict: errorResponse(
-    'A unique value is taken; upserting, also: the record holding the key is one the caller may not change'
+    'A unique value is taken; upserting, also: the record holding the key is one the caller may not change; ' +
+      'importing: another request with the Idempotency-Key took the import over'
   ),
+  PayloadTooLarge: errorResponse("The body holds more bytes or records than the import's limits"),
+  Unprocessable: errorResponse('The Idempotency-Key was used for another import'),
   PreconditionFailed: errorResponse(
     'If-Match names no version the record has now: it changed since it was read (or has no versions)'
   ),
@@ -79,6 +82,8 @@ const ERROR_STATUS: Record<ErrorResponseName, string> = {
   NotAcceptable: '406',
   UnsupportedMediaType: '415',
   Conflict: '409',
+  PayloadTooLarge: '413',
+  Unprocessable: '422',
   PreconditionFailed: '412',
   PreconditionRequired: '428'
 }

@@ -7,6 +7,7 @@ import { collectionQuerySchema, listPagingStrategy, listQueryOptions } from '../
 import { deletePath, updatePath } from '../rest/router'
 import { exportPath } from '../rest/export/route'
 import { exportQuerySchema } from '../rest/export/export-query'
+import { importPath } from '../rest/import-body'
 import { aggregatePath } from '../rest/aggregate-route'
 import { aggregateQuerySchema } from '../rest/aggregate-query'
 import { AGGREGATE_FUNCTIONS } from '../model/aggregate'
@@ -195,6 +196,7 @@ const SERVICE_METHODS = {
   createOne: 'create',
   // The create's POST of a resource with an upsert key, which may also change records: both guards apply.
   createOrUpsert: 'upsert',
+  importMany: 'create',
   updateOne: 'update',
   patchOne: 'patch',
   patchMany: 'patch',
@@ -239,6 +241,7 @@ export function resourcePaths(
   const operations = { resource, names, record: schemaRef(names.record), base: `/${resource.basePath}`, add }
   readOperations(operations)
   writeOperations(operations)
+  importOperation(operations)
   return paths
 }
 
@@ -319,6 +322,78 @@ function preconditionsOf(resource: ResolvedResource) {
     ...(['PreconditionFailed', ...(required ? ['PreconditionRequired'] : [])] as ErrorResponseName[])
   )
   return { parameters, responses }
+}
+
+const IMPORT_REPORT: SchemaObject = {
+  type: 'object',
+  description:
+    'lines, imported, failed, skipped (committed by an earlier request with the key), dryRun, ignoredColumns, ' +
+    'errors: [{ line, field, message }] (at most import.maxErrors), errorsTruncated'
+}
+
+/** `POST /{basePath}/import`: CSV or NDJSON in, the report (JSON, CSV of the errors, or an event stream) out. */
+function importOperation({ resource, add }: Operations) {
+  const { definition } = resource
+  if (definition.create?.disabled || definition.import?.disabled) return
+  const text = (description: string) => ({ schema: { type: 'string' as const, description } })
+  add(importPath(resource), 'post', 'importMany', {
+    summary: `Import ${resource.name} records from CSV or NDJSON`,
+    description: [
+      definition.import?.description,
+      'Each record is created as by createOne (hooks, validation, authorization), ' +
+        `${resource.importSettings.batchSize} lines per transaction; a failed line fails alone.`
+    ]
+      .filter(Boolean)
+      .join(' '),
+    parameters: [
+      {
+        name: 'dryRun',
+        in: 'query',
+        required: false,
+        description: 'Run everything, write nothing',
+        schema: { type: 'boolean' }
+      },
+      {
+        name: 'onConflict',
+        in: 'query',
+        required: false,
+        description: "upsert: write each record with the service's upsert method",
+        schema: { type: 'string', enum: ['error', 'upsert'] }
+      },
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Names the import: sent again with the same body, it resumes after the last committed line',
+        schema: { type: 'string', maxLength: 200 }
+      }
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        'text/csv': text("The export's CSV: a header row of field names, then one record per row"),
+        'application/x-ndjson': text('One JSON object per line')
+      }
+    },
+    responses: {
+      '200': {
+        description: 'The report; with Accept: text/event-stream, progress events then a report event',
+        content: {
+          ...json(IMPORT_REPORT),
+          'text/csv': text('The line errors: line,field,message'),
+          'text/event-stream': text('event: progress / event: report / event: error, data: JSON')
+        }
+      },
+      ...errorResponsesOf(
+        'BadRequest',
+        'Conflict',
+        'PayloadTooLarge',
+        'UnsupportedMediaType',
+        'Unprocessable'
+      )
+    }
+  })
 }
 
 /** The writes: create, update (PUT and PATCH), delete, and delete by query where `multi` allows it. */

@@ -33,6 +33,7 @@ import { instrumentDatabase } from '../dialect/statement-telemetry'
 import { setLiveOptions } from '../live/app-live-queries'
 import { resolveLiveOptions } from '../live/live-options'
 import { registerLiveQueries } from '../feathers/live-queries-service'
+import { keepImportBodiesStreaming } from '../rest/import-body'
 
 /** One `feathersQuery()` call's resources, named in messages about them. */
 function describeCall(resources: ResolvedResource[]) {
@@ -64,6 +65,10 @@ class Registry {
     guardServiceLookup(app)
     countWrites(app)
     answerClientErrors(app)
+    // First of all the application's middleware, before its body parser reads an import's body whole.
+    ;(app as unknown as { middleware: unknown[] }).middleware.unshift(
+      keepImportBodiesStreaming(() => this.state.resources)
+    )
     // The surfaces sit where the first call was configured, among the application's middleware.
     app.use((ctx: Context, next: Next) => this.complete().middleware(ctx, next))
     this.completeOnSetup()

@@ -13,8 +13,26 @@ import { requireJsonWrites } from '../rest/request-body'
 import { WRITE_EVENTS } from '../feathers/external-records'
 import { privateEvents } from '../feathers/private-events'
 import { rowsBudgetHook } from '../budgets/rows-hook'
+import { Channel } from '@feathersjs/transport-commons'
+import { methodGuards } from '../authorization/guards'
+import { IMPORT_PROGRESS_EVENT, importRecords, type ImportData } from '../import/import-call'
 
 const EVENTS = Object.values(WRITE_EVENTS)
+
+/**
+ * An import's progress goes to the connection that called it, never through the application's channels:
+ * it is that caller's, like an answer.
+ */
+function importProgressToCaller(service: unknown) {
+  const publish = (service as { publish?: (event: string, publisher: unknown) => void }).publish
+  if (typeof publish !== 'function') return
+  publish.call(
+    service,
+    IMPORT_PROGRESS_EVENT,
+    (_data: unknown, context: { params?: { connection?: unknown } }) =>
+      context.params?.connection ? new Channel([context.params.connection as never]) : undefined
+  )
+}
 
 /** Feathers' REST transport passes `ctx.feathers` as params: the caller's address goes with it (budgets). */
 function callerAddress(ctx: Context, next: Next) {
@@ -31,6 +49,7 @@ function externalMethods(resource: ResolvedResource) {
   const methods = ['find', 'get', 'aggregate']
   if (resource.upsertKey) methods.push('upsert')
   if (!definition.create?.disabled) methods.push('create')
+  if (!definition.create?.disabled && !definition.import?.disabled) methods.push('import')
   if (!definition.update?.disabled) methods.push('update', 'patch')
   if (!definition.delete?.disabled) methods.push('remove')
   return methods
@@ -56,10 +75,16 @@ export function registerService(app: Application, resource: ResolvedResource, op
     reuseStatements: options.reuseStatements,
     writeGeneration: options.writeGeneration,
     registered: () => resourceService(app, resource),
-    related: options.related
+    related: options.related,
+    importer: (data, params) =>
+      importRecords(
+        { resource, knex: options.Model, service: resourceService(app, resource) as never },
+        data as ImportData,
+        params
+      )
   })
   const transactionHook = transactional(options.Model)
-  const events = [...EVENTS, ...(resource.definition.events ?? [])]
+  const events = [...EVENTS, IMPORT_PROGRESS_EVENT, ...(resource.definition.events ?? [])]
   app.use(resource.basePath, service, {
     methods: externalMethods(resource),
     // The plugin emits these itself, with the records clients may see (see externalRecords).
@@ -70,6 +95,7 @@ export function registerService(app: Application, resource: ResolvedResource, op
     resource
   })
   privateEvents(app, app.service(resource.basePath), EVENTS)
+  importProgressToCaller(app.service(resource.basePath))
   const rowsBudget = rowsBudgetHook((method) =>
     method === 'get'
       ? 1
@@ -79,6 +105,8 @@ export function registerService(app: Application, resource: ResolvedResource, op
   )
   // (Feathers' hook map types know the standard methods only.)
   app.service(resource.basePath).hooks({ around: { aggregate: [rowsBudget] } } as never)
+  // An import's caller is one who creates: the create guards turn it away before its body is read.
+  app.service(resource.basePath).hooks({ before: { import: methodGuards(resource).create } } as never)
   app.service(resource.basePath).hooks({
     around: {
       all: [serviceSpan],

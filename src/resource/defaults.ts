@@ -19,6 +19,14 @@ export const DEFAULTS = Object.freeze({
   exportBatches: Object.freeze({ size: 1000, maxMilliseconds: 50 }),
   /** `export.bom` and `export.dateFormat`: how the CSV export writes its text and its date-times. */
   exportCsv: Object.freeze({ bom: false, dateFormat: 'iso' as const }),
+  /** `import.*`: lines per transaction and the limits of one import (sizes in bytes). */
+  import: Object.freeze({
+    batchSize: 500,
+    maxBytes: 2 ** 30,
+    maxRows: 10_000_000,
+    maxLineBytes: 2 ** 20,
+    maxErrors: 1000
+  }),
   /** `sqlite.busyTimeout`: how long a write on SQLite waits for another process's lock, in milliseconds. */
   sqliteBusyTimeout: 5000,
   /** `limits`: what one filter may hold on every surface, and the statements kept per shape. */

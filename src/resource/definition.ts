@@ -184,6 +184,27 @@ export interface ExportOptions {
 }
 
 /**
+ * `POST /{basePath}/import` and the service's `import` method: CSV or NDJSON records created one by one as
+ * `create` would (hooks, validation, `authorize`), a batch per transaction.
+ */
+export interface ImportOptions {
+  disabled?: boolean
+  /** Lines per transaction (default 500): what a resumed import skips in whole, and what a cut loses. */
+  batchSize?: number
+  /** The largest body, in bytes after decompression (default 1 GiB); more is a 413. */
+  maxBytes?: number
+  /** The most records one import reads (default 10,000,000); more is a 413. */
+  maxRows?: number
+  /** The longest line (a CSV record, an NDJSON line), in bytes (default 1 MiB); longer is a 400. */
+  maxLineBytes?: number
+  /** At most this many records created per second by one import (no cap by default). */
+  maxRowsPerSecond?: number
+  /** Line errors a report lists (default 1000); the counts go on. */
+  maxErrors?: number
+  description?: string
+}
+
+/**
  * Optimistic concurrency: a version per record, so that a write made against an old copy is refused (412)
  * rather than silently overwriting a change the writer never saw.
  */
@@ -282,6 +303,8 @@ export interface ResourceDefinition<
   update?: UpdateOptions
   delete?: DeleteOptions
   export?: ExportOptions
+  /** Bulk creates from CSV or NDJSON ([import](../guide/import.md)). */
+  import?: ImportOptions
   /** Conditional reads of the resource's REST routes (see the application's `caching`). */
   caching?: ResourceCachingOptions
   /** Upsert by a unique key (needs create and update enabled). */

@@ -16,6 +16,7 @@ import { kebabCase, lowerFirst, pluralize, snakeCase } from './naming'
 import { checkQuantifiedKeys } from './relation-quantifiers'
 import type {
   CsvSettings,
+  ImportSettings,
   ReadBatches,
   ResolvedField,
   ResolvedManyRelation,
@@ -185,6 +186,24 @@ function resolveExportBatches(definition: ResourceDefinition): ReadBatches {
 
 const EXPORT_DATE_FORMATS: ExportDateFormat[] = ['iso', 'spreadsheet']
 
+function resolveImportSettings(definition: ResourceDefinition): ImportSettings {
+  const given = definition.import ?? {}
+  const setting = (name: keyof typeof DEFAULTS.import) =>
+    positiveInteger(definition, `import.${name}`, given[name] ?? DEFAULTS.import[name])
+  const { maxRowsPerSecond } = given
+  if (maxRowsPerSecond !== undefined && !(maxRowsPerSecond > 0)) {
+    throw new ConfigurationError(`${definition.name}: import.maxRowsPerSecond must be a positive number`)
+  }
+  return {
+    batchSize: setting('batchSize'),
+    maxBytes: setting('maxBytes'),
+    maxRows: setting('maxRows'),
+    maxLineBytes: setting('maxLineBytes'),
+    maxErrors: setting('maxErrors'),
+    maxRowsPerSecond: maxRowsPerSecond ?? Infinity
+  }
+}
+
 function resolveExportCsv(definition: ResourceDefinition): CsvSettings {
   const { bom = DEFAULTS.exportCsv.bom, dateFormat = DEFAULTS.exportCsv.dateFormat } = definition.export ?? {}
   if (typeof bom !== 'boolean') {
@@ -255,6 +274,7 @@ function resolveResource(definition: ResourceDefinition): ResolvedResource {
     graphqlPaging: resolvePaging(definition.graphql, `${definition.name}.graphql`),
     exportBatches: resolveExportBatches(definition),
     exportCsv: resolveExportCsv(definition),
+    importSettings: resolveImportSettings(definition),
     maxAggregateGroups: positiveInteger(
       definition,
       'aggregate.maxGroups',

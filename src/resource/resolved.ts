@@ -136,6 +136,8 @@ export interface ResolvedResource {
   exportBatches: ReadBatches
   /** How the CSV export writes: `export.bom` and `export.dateFormat` with their defaults. */
   exportCsv: CsvSettings
+  /** How imports write and what one may hold: `import.*` with their defaults. */
+  importSettings: ImportSettings
   /** Most groups one aggregate statement on this resource may answer. */
   maxAggregateGroups: number
   /** Most buckets of a zero-filled date series. */
@@ -146,6 +148,16 @@ export interface CsvSettings {
   /** Start with a UTF-8 byte order mark. */
   bom: boolean
   dateFormat: ExportDateFormat
+}
+
+export interface ImportSettings {
+  batchSize: number
+  maxBytes: number
+  maxRows: number
+  maxLineBytes: number
+  /** Infinity without a cap. */
+  maxRowsPerSecond: number
+  maxErrors: number
 }
 
 export interface ReadBatches {

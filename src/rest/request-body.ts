@@ -1,6 +1,7 @@
 import { BadRequest } from '@feathersjs/errors'
 import type { Context } from '../common/koa'
 import { badInput, UnsupportedMediaType } from '../common/errors'
+import { isImportRequest } from './import-body'
 
 export function requireJsonMedia(ctx: Context) {
   if (!ctx.is('application/json')) {
@@ -25,7 +26,8 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH'])
  * data (a body in another media type is not parsed), and a multi patch would stamp every record it reaches.
  */
 export async function requireJsonWrites(ctx: Context, next: () => Promise<unknown>) {
-  if (WRITES.has(ctx.method)) {
+  // An import's body is CSV or NDJSON, which its route streams.
+  if (WRITES.has(ctx.method) && !isImportRequest(ctx)) {
     requireJsonMedia(ctx)
     const body = ctx.request.body
     if (body === null || typeof body !== 'object') {

@@ -17,6 +17,8 @@ import { checkQueryString } from './query-string'
 import { exportRoute } from './export/route'
 import { aggregateRoute } from './aggregate-route'
 import { preferredResolution, upsertRoute } from './upsert-route'
+import { importRoute } from './import-route'
+import { importPath } from './import-body'
 import { copyWith } from '../common/copy-with'
 import { conditionalRead, resolveCaching, type CachingOptions } from '../feathers/conditional-read'
 import { tagRecord, versionedRead } from './record-etag'
@@ -71,6 +73,13 @@ function resourceRoutes(
   if (definition.export?.disabled)
     router.get(`${base}/export`, disabled(`Exporting ${resource.name} records`, 'export'))
   else exportRoute(router, app, resource, caching)
+  // And `import`, which only POSTs.
+  if (definition.import?.disabled || definition.create?.disabled)
+    router.post(
+      importPath(resource),
+      disabled(`Importing ${resource.name} records`, definition.import?.disabled ? 'import' : 'create')
+    )
+  else importRoute(router, app, resource)
   // Likewise `aggregate`, where the resource has aggregates; elsewhere it stays an id like any other.
   if (resource.aggregateEnabled) aggregateRoute(router, app, resource, caching)
 
@@ -174,7 +183,7 @@ function listHandler(
  * A disabled endpoint answers 405 before looking at anything the request carries, naming the resource
  * definition's option that disables it.
  */
-function disabled(what: string, option: 'export' | 'create' | 'update' | 'delete') {
+function disabled(what: string, option: 'export' | 'import' | 'create' | 'update' | 'delete') {
   return async () => {
     throw new MethodNotAllowed(
       `${what} is disabled (${option}: { disabled: true } in its resource definition)`

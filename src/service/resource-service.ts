@@ -66,6 +66,8 @@ export interface ResourceServiceOptions {
   related?: (name: string) => ResourceService | undefined
   /** The application's write generation, undefined while counts are not reused (see `CountCache`). */
   writeGeneration?: () => number | undefined
+  /** What `import` does (see `import/import-call.ts`), given by the registration. */
+  importer?: (data: unknown, params: ResourceParams) => Promise<unknown>
 }
 
 /**
@@ -105,6 +107,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
   private readonly scoped: (call: ScopeCall) => ResourceParams | Promise<ResourceParams>
   private readonly scopeOfReads: (caller: ResourceParams) => Promise<Filter | undefined>
   private readonly feathersQuery: FeathersQueryParser
+  private readonly importer?: ResourceServiceOptions['importer']
 
   constructor(resource: ResolvedResource, options: ResourceServiceOptions) {
     this.resource = resource
@@ -119,6 +122,7 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
       writeGeneration: options.writeGeneration
     })
     this.feathersQuery = new FeathersQueryParser(resource)
+    this.importer = options.importer
     this.id = resource.idField.name
     this.events = [...(resource.definition.events ?? [])]
     this.options = {
@@ -347,6 +351,16 @@ export class ResourceService<D extends ResourceDefinition = ResourceDefinition> 
 
   /** The create schema's defaults, which an upsert that creates fills in (read once). */
   private createDefaults?: ResourceRecord
+
+  /**
+   * Creates every record of a CSV or NDJSON text (`{ csv }`, `{ ndjson }`) or of a list (`{ records }`), each
+   * as `create` would with the call's params, a batch per transaction; `params.query` takes `dryRun`,
+   * `idempotencyKey` and `onConflict`. Answers the import's report ([import](../../docs/guide/import.md)).
+   */
+  async import(data: unknown, params: ResourceParams = {}): Promise<unknown> {
+    if (!this.importer) throw new MethodNotAllowed(`${this.resource.name}: import is not registered`)
+    return this.importer(data, params)
+  }
 
   /**
    * With `update.replace` set, `update` replaces the record: every field a client may write and the body leaves

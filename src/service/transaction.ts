@@ -70,6 +70,22 @@ export async function inAmbientTransaction<T>(
 }
 
 /**
+ * Runs `work` in a savepoint of the ambient transaction on `knex` (one must be open): what it wrote and the
+ * events it queued are undone alone when it fails, the rest of the transaction going on. What an import
+ * does with one line of a batch that failed (see `import/batch-writer.ts`).
+ */
+export async function inSavepoint<T>(knex: Knex, work: () => Promise<T>): Promise<T> {
+  const current = ambient.getStore()
+  if (!current || current.knex !== knex) throw new Error('inSavepoint needs an open ambient transaction')
+  const announcements: Ambient['announcements'] = []
+  const result = await current.trx.transaction((savepoint) =>
+    ambient.run({ knex, trx: savepoint, announcements }, work)
+  )
+  current.announcements.push(...announcements)
+  return result
+}
+
+/**
  * An around hook that runs the whole call — the application's before and after hooks included — in one
  * transaction, so that a hook failing after the write leaves no partial row. A caller's own transaction
  * (`params.transaction`, as @feathersjs/knex's transaction hooks set it) is joined instead.
