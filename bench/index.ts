@@ -18,7 +18,8 @@ const benchmarks: Array<[name: string, flags: string[]]> = [
   ['prepared-statements', ['items', 'calls', 'rounds']],
   ['heap', ['seconds', 'connections']],
   ['conditional-reads', ['items', 'seconds', 'rounds', 'connections']],
-  ['trusted-documents', ['items', 'seconds', 'rounds', 'connections']]
+  ['trusted-documents', ['items', 'seconds', 'rounds', 'connections']],
+  ['server-cost', ['items', 'requests', 'rounds', 'connections']]
 ]
 
 function flagsFor(args: string[], known: string[]) {
