@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Context } from '../common/koa'
 import type { ResourceCachingOptions } from '../resource/definition'
 import { DEFAULTS } from '../resource/defaults'
@@ -71,9 +71,10 @@ export function resolveCaching(
 
 /** The request's headers that may change its answer (every one not ignored), sorted by name. */
 function answeringHeaders(ctx: Context, caching: ResolvedCaching) {
-  return Object.entries(ctx.req.headers)
-    .filter(([name]) => !caching.ignoreHeaders.has(name))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const headers = ctx.req.headers
+  const answering: Array<[string, string | string[] | undefined]> = []
+  for (const name in headers) if (!caching.ignoreHeaders.has(name)) answering.push([name, headers[name]])
+  return answering.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
 /**
@@ -102,12 +103,13 @@ function readValidator(ctx: Context, caching: ResolvedCaching) {
   } catch {
     return undefined
   }
-  const hash = createHash('sha256')
-    .update(JSON.stringify([generation.epoch, generation.current(), ctx.path, ctx.querystring]))
-    .update(caller)
-    .digest('base64url')
+  const digest = hash(
+    'sha256',
+    JSON.stringify([generation.epoch, generation.current(), ctx.path, ctx.querystring]) + caller,
+    'base64url'
+  )
   // Weak: the same data may go out in several content codings (a compression middleware keeps the tag).
-  return { etag: `W/"${hash}"`, vary: headers.map(([name]) => name) }
+  return { etag: `W/"${digest}"`, vary: headers.map(([name]) => name) }
 }
 
 /** Whether an `If-None-Match` list holds the tag (the weak comparison RFC 9110 prescribes for it). */
@@ -136,8 +138,8 @@ function expiredToken(ctx: Context) {
 export function tag(ctx: Context, caching: ResolvedCaching, etag: string, vary: string[] = []) {
   ctx.set('ETag', etag)
   ctx.set('Cache-Control', caching.cacheControl)
-  for (const name of ALWAYS_VARY) ctx.vary(name)
-  for (const name of vary) ctx.vary(name)
+  // One call: `vary` parses the header it appends to on each.
+  ctx.vary(vary.length ? [...ALWAYS_VARY, ...vary] : ALWAYS_VARY)
 }
 
 /**
