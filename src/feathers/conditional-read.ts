@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import type { Context } from '../common/koa'
 import type { ResourceCachingOptions } from '../resource/definition'
 import { DEFAULTS } from '../resource/defaults'
@@ -103,14 +103,21 @@ function readValidator(ctx: Context, caching: ResolvedCaching) {
   } catch {
     return undefined
   }
-  const digest = hash(
-    'sha256',
-    JSON.stringify([generation.epoch, generation.current(), ctx.path, ctx.querystring]) + caller,
-    'base64url'
+  const digest = sha256(
+    JSON.stringify([generation.epoch, generation.current(), ctx.path, ctx.querystring]) + caller
   )
   // Weak: the same data may go out in several content codings (a compression middleware keeps the tag).
   return { etag: `W/"${digest}"`, vary: headers.map(([name]) => name) }
 }
+
+/**
+ * SHA-256 in base64url: Node's one-shot `crypto.hash` (from 20.12) where it exists, which makes no `Hash`
+ * object; `createHash` on the earlier Node 20 releases the package supports.
+ */
+const sha256: (text: string) => string =
+  typeof hash === 'function'
+    ? (text) => hash('sha256', text, 'base64url')
+    : (text) => createHash('sha256').update(text).digest('base64url')
 
 /** Whether an `If-None-Match` list holds the tag (the weak comparison RFC 9110 prescribes for it). */
 export function listsTag(ifNoneMatch: string, etag: string) {
