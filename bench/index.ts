@@ -21,7 +21,8 @@ const benchmarks: Array<[name: string, flags: string[]]> = [
   ['heap', ['seconds', 'connections']],
   ['conditional-reads', ['items', 'seconds', 'rounds', 'connections']],
   ['trusted-documents', ['items', 'seconds', 'rounds', 'connections']],
-  ['live-queries', ['items', 'subscribers', 'questions', 'writes', 'seconds', 'rerun-writes']]
+  ['live-queries', ['items', 'subscribers', 'questions', 'writes', 'seconds', 'rerun-writes']],
+  ['server-cost', ['items', 'requests', 'rounds', 'connections']]
 ]
 
 function flagsFor(args: string[], known: string[]) {

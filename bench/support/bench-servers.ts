@@ -14,12 +14,17 @@ export interface BenchServer {
  * gives as many groups as in issue 22's measurements) with 10 sub tasks each are seeded. With `graphqlFloor`,
  * the GraphQL floor server too (graphql-http and graphql-js over the baseline's reads); with `bare`, the bare
  * handler (hand-written SQL, no body parser); with `feathers`, the app a Feathers user would write instead (a
- * KnexService with the CLI's schema hooks). `stop()` ends them all, also when seeding failed.
+ * KnexService with the CLI's schema hooks). `exampleEnv` is added to the example server's environment. `stop()` ends them all, also when seeding failed.
  */
 export async function startBenchServers(
   database: BenchDatabase,
   items: number,
-  options: { graphqlFloor?: boolean; bare?: boolean; feathers?: boolean } = {}
+  options: {
+    graphqlFloor?: boolean
+    bare?: boolean
+    feathers?: boolean
+    exampleEnv?: Record<string, string>
+  } = {}
 ) {
   const optional = {
     graphqlFloor: 'support/graphql-floor-server.ts',
@@ -32,8 +37,10 @@ export async function startBenchServers(
     'support/baseline-server.ts',
     ...chosen.map((name) => optional[name])
   ]
-  const started = scripts.map((script) =>
-    startScript(script, { DATABASE_URL: database.url }, ['--expose-gc'])
+  const started = scripts.map((script, index) =>
+    startScript(script, { DATABASE_URL: database.url, ...(index === 0 ? options.exampleEnv : {}) }, [
+      '--expose-gc'
+    ])
   )
   const stop = () => {
     for (const script of started) script.child.kill()

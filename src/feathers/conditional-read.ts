@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import type { Context } from '../common/koa'
 import type { ResourceCachingOptions } from '../resource/definition'
 import { DEFAULTS } from '../resource/defaults'
@@ -71,9 +71,10 @@ export function resolveCaching(
 
 /** The request's headers that may change its answer (every one not ignored), sorted by name. */
 function answeringHeaders(ctx: Context, caching: ResolvedCaching) {
-  return Object.entries(ctx.req.headers)
-    .filter(([name]) => !caching.ignoreHeaders.has(name))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const headers = ctx.req.headers
+  const answering: Array<[string, string | string[] | undefined]> = []
+  for (const name in headers) if (!caching.ignoreHeaders.has(name)) answering.push([name, headers[name]])
+  return answering.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
 /**
@@ -102,13 +103,21 @@ function readValidator(ctx: Context, caching: ResolvedCaching) {
   } catch {
     return undefined
   }
-  const hash = createHash('sha256')
-    .update(JSON.stringify([generation.epoch, generation.current(), ctx.path, ctx.querystring]))
-    .update(caller)
-    .digest('base64url')
+  const digest = sha256(
+    JSON.stringify([generation.epoch, generation.current(), ctx.path, ctx.querystring]) + caller
+  )
   // Weak: the same data may go out in several content codings (a compression middleware keeps the tag).
-  return { etag: `W/"${hash}"`, vary: headers.map(([name]) => name) }
+  return { etag: `W/"${digest}"`, vary: headers.map(([name]) => name) }
 }
+
+/**
+ * SHA-256 in base64url: Node's one-shot `crypto.hash` (from 20.12) where it exists, which makes no `Hash`
+ * object; `createHash` on the earlier Node 20 releases the package supports.
+ */
+const sha256: (text: string) => string =
+  typeof hash === 'function'
+    ? (text) => hash('sha256', text, 'base64url')
+    : (text) => createHash('sha256').update(text).digest('base64url')
 
 /** Whether an `If-None-Match` list holds the tag (the weak comparison RFC 9110 prescribes for it). */
 export function listsTag(ifNoneMatch: string, etag: string) {
@@ -136,8 +145,8 @@ function expiredToken(ctx: Context) {
 export function tag(ctx: Context, caching: ResolvedCaching, etag: string, vary: string[] = []) {
   ctx.set('ETag', etag)
   ctx.set('Cache-Control', caching.cacheControl)
-  for (const name of ALWAYS_VARY) ctx.vary(name)
-  for (const name of vary) ctx.vary(name)
+  // One call: `vary` parses the header it appends to on each.
+  ctx.vary(vary.length ? [...ALWAYS_VARY, ...vary] : ALWAYS_VARY)
 }
 
 /**
