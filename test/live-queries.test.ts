@@ -7,7 +7,7 @@ import { createClient, type Client } from 'graphql-ws'
 import knex from 'knex'
 import { io, type Socket } from 'socket.io-client'
 import WebSocket from 'ws'
-import { defineResource, FilterableField, IDField } from '../src'
+import { authorizedPublisher, defineResource, FilterableField, IDField } from '../src'
 import { knexConfig } from '../example/database'
 import { wsUrl } from './support/graphql-ws'
 import { pluginApp } from './support/plugin-app'
@@ -75,7 +75,23 @@ async function liveApp(databaseUrl: string) {
     { title: 'b1', team: 'b', points: 2, done: false }
   ])
   await db('comments').insert([{ text: 'first', taskId: 1 }])
-  return pluginApp(db, [tasks, comments], { transports: true, plugin: { live: { coalesceMs: 20 } } })
+  const made = pluginApp(db, [tasks, comments], { transports: true, plugin: { live: { coalesceMs: 20 } } })
+  const { app } = made
+  // As generated Feathers apps do: every connection in one channel, every event published to it (through the
+  // plugin's publisher, which keeps each resource's records to the callers allowed to read them).
+  app.on('connection', (connection: any) => app.channel('everyone').join(connection))
+  app.publish(authorizedPublisher(() => app.channel('everyone')))
+  // A slow first read for callers that ask for it: a client can leave while its live query starts.
+  app.service('tasks').hooks({
+    before: {
+      find: [
+        async (context: any) => {
+          if (context.params.headers?.['x-slow']) await new Promise((resolve) => setTimeout(resolve, 300))
+        }
+      ]
+    }
+  })
+  return made
 }
 
 const A = { 'x-team': 'a' }
@@ -358,6 +374,61 @@ forEachDatabase(
       await new Promise((resolve) => setTimeout(resolve, 150))
       assert.equal(heard.length, 1)
       await assert.rejects(ann.service('live-queries').create({ path: 'nope' }), { name: 'BadRequest' })
+    })
+
+    it("sends a watch's first result to its own connection only, whatever the app publishes", async () => {
+      const connect = (headers: Record<string, string>) => {
+        const socket = io(env.server.baseUrl, { extraHeaders: headers, transports: ['websocket'] })
+        sockets.push(socket)
+        return feathers().configure(socketioClient(socket))
+      }
+      const ann = connect(A)
+      const bob = connect(B)
+      const bobHeard: any[] = []
+      for (const event of ['created', 'removed', 'result']) {
+        bob.service('live-queries').on(event, (data: any) => bobHeard.push([event, data]))
+      }
+      bob.service('tasks').on('created', (data: any) => bobHeard.push(['task', data]))
+      const started: any = await ann.service('live-queries').create({ path: 'tasks', query: { done: false } })
+      await ann.service('live-queries').remove(started.id)
+      // A sentinel event bob may hear, sent after the others: once it comes, they would have.
+      await bob.service('tasks').create({ title: 'b-sentinel', team: 'b', points: 1, done: false })
+      await until(() => bobHeard.some(([event]) => event === 'task'), 'the sentinel')
+      assert.deepEqual(
+        bobHeard.map(([event]) => event),
+        ['task']
+      )
+    })
+
+    it('stops a Feathers watch whose connection closed while it started', async () => {
+      const socket = io(env.server.baseUrl, {
+        extraHeaders: { ...A, 'x-slow': 'yes' },
+        transports: ['websocket']
+      })
+      sockets.push(socket)
+      const client = feathers().configure(socketioClient(socket))
+      await new Promise((resolve) => socket.on('connect', () => resolve(undefined)))
+      void client
+        .service('live-queries')
+        .create({ path: 'tasks' })
+        .catch(() => undefined)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      socket.close()
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      assert.equal(env.server.subscriptionListeners('tasks'), 0)
+    })
+
+    it('holds a connection to maxPerConnection watches, however many it asks for at once', async () => {
+      const socket = io(env.server.baseUrl, { extraHeaders: A, transports: ['websocket'] })
+      sockets.push(socket)
+      const live = feathers().configure(socketioClient(socket)).service('live-queries')
+      const settled = await Promise.allSettled(
+        Array.from({ length: 14 }, (_, index) => live.create({ path: 'tasks', query: { points: index } }))
+      )
+      const started = settled.filter((outcome) => outcome.status === 'fulfilled')
+      const refused = settled.filter((outcome) => outcome.status === 'rejected') as PromiseRejectedResult[]
+      assert.equal(started.length, 10)
+      for (const outcome of refused) assert.equal(outcome.reason.code, 429)
     })
 
     it('stops listening once the last subscriber leaves', async () => {

@@ -66,6 +66,7 @@ export class LiveQueriesService {
       })
     }
     const own = this.watches.get(connection) ?? new Map<string, () => void>()
+    // Watches still starting count too: a connection asking for many at once gets no more than the others.
     if (own.size >= this.options.maxPerConnection) {
       throw new TooManyRequests(
         `A connection watches at most ${this.options.maxPerConnection} live queries`,
@@ -76,6 +77,36 @@ export class LiveQueriesService {
     }
     const { query: _query, ...caller } = params
     const query = data.query ?? {}
+    const id = randomUUID()
+    // The watch holds its place from now on; a disconnect or remove while it starts takes the place away.
+    own.set(id, () => {})
+    this.watches.set(connection, own)
+    let watching: Awaited<ReturnType<typeof this.watch>>
+    try {
+      watching = await this.watch(id, resource, method, data, query, caller, connection)
+    } catch (error) {
+      if (own.has(id)) this.stop(connection, id)
+      throw error
+    }
+    if (!own.has(id)) {
+      // Its connection ended (or it was removed) while its first result was computed.
+      watching.stop()
+      throw new NotFound(`Live query '${id}' stopped while it started`)
+    }
+    own.set(id, watching.stop)
+    this.app.channel(channelOf(id)).join(connection)
+    return { id, result: watching.first }
+  }
+
+  private async watch(
+    id: string,
+    resource: ResolvedResource,
+    method: 'find' | 'aggregate',
+    data: LiveQueryData,
+    query: Record<string, unknown>,
+    caller: Params,
+    connection: RealTimeConnection
+  ) {
     const service = this.app.service(resource.basePath) as unknown as {
       find(params: Params): Promise<unknown>
       aggregate(request: unknown, params: Params): Promise<unknown>
@@ -84,11 +115,10 @@ export class LiveQueriesService {
       method === 'find'
         ? () => service.find({ ...caller, query })
         : () => service.aggregate(data.aggregate ?? {}, { ...caller, query })
-    const id = randomUUID()
     const scope = await liveScope(resource, caller as ResourceParams, (target) =>
       resourceService(this.app, target)
     )
-    const watching = await liveQueriesOf(this.app).watch({
+    return liveQueriesOf(this.app).watch({
       question: JSON.stringify([resource.basePath, method, query, data.aggregate ?? null]),
       scope: scope.key,
       compute,
@@ -103,10 +133,6 @@ export class LiveQueriesService {
             : toFilterOfQuery(resource, query)
       }
     })
-    own.set(id, watching.stop)
-    this.watches.set(connection, own)
-    this.app.channel(channelOf(id)).join(connection)
-    return { id, result: watching.first }
   }
 
   async remove(id: string, params: Params = {}): Promise<{ id: string }> {
@@ -152,7 +178,19 @@ export function registerLiveQueries(
   app.use(options.path, service as never, { methods: ['create', 'remove'], events: ['result'] })
   const registered = app.service(options.path) as unknown as {
     publish?: (event: string, publisher: (data: LiveQueryResult) => unknown) => void
+    hooks(hooks: object): void
   }
+  // No `created` or `removed` event: a watch's first result is its caller's alone, and the app's publishers
+  // (every connection, say) and feathers-sync would carry it to others.
+  registered.hooks({
+    after: {
+      all: [
+        (context: { event: string | null }) => {
+          context.event = null
+        }
+      ]
+    }
+  })
   registered.publish?.('result', (data) => app.channel(channelOf(data.id)))
   app.on('disconnect', (connection: RealTimeConnection) => service.disconnected(connection))
 }
