@@ -56,6 +56,25 @@ const comments = defineResource({
     context.params.headers?.['x-secret'] === 'yes' ? undefined : { text: { notLike: 'secret%' } }
 })
 
+/** Notes: a version the plugin counts up on each write, and a field the database computes from the title. */
+const notes = defineResource({
+  name: 'Note',
+  schema: Type.Object({
+    id: IDField(Type.Integer({ readOnly: true })),
+    title: FilterableField(Type.String()),
+    version: FilterableField(Type.Integer({ readOnly: true })),
+    shout: FilterableField(Type.String({ readOnly: true }))
+  }),
+  concurrency: { version: 'version' },
+  sqlComputed: {
+    shout: ({ knex, column, dialect }) =>
+      dialect === 'mysql'
+        ? knex.raw("CONCAT(?, '!')", [column('title')])
+        : knex.raw("? || '!'", [column('title')])
+  },
+  graphql: { pagingStrategy: 'offset' }
+})
+
 async function liveApp(databaseUrl: string) {
   const db = knex(knexConfig(databaseUrl))
   await db.schema.createTable('tasks', (columns) => {
@@ -75,7 +94,16 @@ async function liveApp(databaseUrl: string) {
     { title: 'b1', team: 'b', points: 2, done: false }
   ])
   await db('comments').insert([{ text: 'first', taskId: 1 }])
-  const made = pluginApp(db, [tasks, comments], { transports: true, plugin: { live: { coalesceMs: 20 } } })
+  await db.schema.createTable('notes', (columns) => {
+    columns.increments('id')
+    columns.string('title').notNullable()
+    columns.integer('version').notNullable()
+  })
+  await db('notes').insert([{ title: 'hello', version: 1 }])
+  const made = pluginApp(db, [tasks, comments, notes], {
+    transports: true,
+    plugin: { live: { coalesceMs: 20 } }
+  })
   const { app } = made
   // As generated Feathers apps do: every connection in one channel, every event published to it (through the
   // plugin's publisher, which keeps each resource's records to the callers allowed to read them).
@@ -156,6 +184,7 @@ forEachDatabase(
       for (const socket of sockets.splice(0)) socket.close()
       await env.server.db('comments').where('id', '>', 1).delete()
       await env.server.db('tasks').where('id', '>', 2).delete()
+      await env.server.db('notes').where('id', 1).update({ title: 'hello', version: 1 })
     })
 
     it('answers the query at once, then again after each write that changes it, relations included', async () => {
@@ -429,6 +458,26 @@ forEachDatabase(
       const refused = settled.filter((outcome) => outcome.status === 'rejected') as PromiseRejectedResult[]
       assert.equal(started.length, 10)
       for (const outcome of refused) assert.equal(outcome.reason.code, 429)
+    })
+
+    it("follows a patch that changes a filtered field the patch's data does not name", async () => {
+      const byVersion = subscribe(
+        client(A),
+        'subscription { notes(filter: { version: { eq: 1 } }) { nodes { title } } }'
+      )
+      const byShout = subscribe(
+        client(A),
+        'subscription { notes(filter: { shout: { eq: "hello!" } }) { nodes { title } } }'
+      )
+      await until(() => byVersion.results.length === 1 && byShout.results.length === 1, 'the first results')
+      assert.deepEqual(byVersion.results[0].notes.nodes, [{ title: 'hello' }])
+      assert.deepEqual(byShout.results[0].notes.nodes, [{ title: 'hello' }])
+      // The plugin makes the version 2 and the database the shout 'bye!': the note leaves both results.
+      assert.equal((await env.server.http('PATCH', '/notes/1', { title: 'bye' }, A)).status, 200)
+      await until(() => byVersion.results.length === 2, 'the note gone from the first version')
+      await until(() => byShout.results.length === 2, 'the note gone from the shouts')
+      assert.deepEqual(byVersion.results[1].notes.nodes, [])
+      assert.deepEqual(byShout.results[1].notes.nodes, [])
     })
 
     it('stops listening once the last subscriber leaves', async () => {

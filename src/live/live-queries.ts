@@ -155,7 +155,7 @@ export class LiveQueries {
     if (group.reads.related.has(root.resource.basePath)) return true
     const { resource, filter } = root
     if (event === WRITE_EVENTS.patch) {
-      if (!patchKeepsFields(context, filterFields(filter))) return true
+      if (!patchKeepsFields(resource, context, filterFields(filter))) return true
     } else if (event !== WRITE_EVENTS.create && event !== WRITE_EVENTS.remove) {
       return true
     }

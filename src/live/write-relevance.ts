@@ -41,11 +41,26 @@ export function filterFields(filter: Filter, fields = new Set<string>()): Set<st
 }
 
 /**
- * Whether a patch left every one of `fields` as it was: its data, as its hooks left it, names none of them. A
- * record the filter left out before such a patch is still out after it, and the other way round.
+ * Whether a field's value may change without a write's data naming it: the version the plugin counts up, and
+ * a field the database computes from the row.
  */
-export function patchKeepsFields(context: HookContext, fields: Set<string>): boolean {
+function changesUnnamed(resource: ResolvedResource, name: string): boolean {
+  const field = resource.fieldMap.get(name)
+  return !!field && (!!field.expression || !!field.computed || resource.version?.field === field)
+}
+
+/**
+ * Whether a patch left every one of `fields` as it was: its data, as its hooks left it, names none of them,
+ * and none is one the write changes unnamed. A record the filter left out before such a patch is still out
+ * after it, and the other way round.
+ */
+export function patchKeepsFields(
+  resource: ResolvedResource,
+  context: HookContext,
+  fields: Set<string>
+): boolean {
   const data = context.data as Record<string, unknown> | undefined
   if (context.method !== 'patch' || !data || typeof data !== 'object' || Array.isArray(data)) return false
+  if ([...fields].some((name) => changesUnnamed(resource, name))) return false
   return Object.keys(data).every((name) => !fields.has(name))
 }
