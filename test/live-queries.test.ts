@@ -7,7 +7,7 @@ import { createClient, type Client } from 'graphql-ws'
 import knex from 'knex'
 import { io, type Socket } from 'socket.io-client'
 import WebSocket from 'ws'
-import { authorizedPublisher, defineResource, FilterableField, IDField } from '../src'
+import { andFilters, authorizedPublisher, defineResource, FilterableField, IDField } from '../src'
 import { knexConfig } from '../example/database'
 import { wsUrl } from './support/graphql-ws'
 import { pluginApp } from './support/plugin-app'
@@ -109,6 +109,18 @@ async function liveApp(databaseUrl: string) {
   // plugin's publisher, which keeps each resource's records to the callers allowed to read them).
   app.on('connection', (connection: any) => app.channel('everyone').join(connection))
   app.publish(authorizedPublisher(() => app.channel('everyone')))
+  // A before hook that narrows a caller's reads of comments: `x-mine` callers read only their own ('mine ...').
+  app.service('comments').hooks({
+    before: {
+      find: [
+        (context: any) => {
+          if (!context.params.headers?.['x-mine'] || !context.params.queryModel) return
+          const query = context.params.query ?? {}
+          context.params.query = { ...query, filter: andFilters(query.filter, { text: { like: 'mine%' } }) }
+        }
+      ]
+    }
+  })
   // A slow first read for callers that ask for it: a client can leave while its live query starts.
   app.service('tasks').hooks({
     before: {
@@ -314,6 +326,24 @@ forEachDatabase(
       await until(() => texts(secret)?.length === 2 && texts(plain)?.length === 1, 'both results')
       assert.deepEqual(texts(plain), ['open plan'])
       assert.ok(!JSON.stringify(plain.results).includes('secret'))
+    })
+
+    it('never shares a result with a caller whose hook narrows a resource the result had not read yet', async () => {
+      const query =
+        'subscription { tasks(filter: { title: { eq: "hooked" } }) { nodes { comments { nodes { text } } } } }'
+      const plain = subscribe(client(A), query)
+      await until(() => plain.results.length === 1, 'the first result')
+      const mine = subscribe(client({ ...A, 'x-mine': 'yes' }), query)
+      await until(() => mine.results.length === 1, 'the first result')
+      const task = await post(A, '/tasks', { title: 'hooked', team: 'a', points: 1, done: false })
+      assert.equal((await post(A, '/comments', { text: 'mine too', taskId: task.body.id })).status, 201)
+      assert.equal((await post(A, '/comments', { text: 'not theirs', taskId: task.body.id })).status, 201)
+      const texts = (watch: LiveWatch) =>
+        watch.results.at(-1)?.tasks.nodes[0]?.comments.nodes.map((c: any) => c.text)
+      await until(() => texts(plain)?.length === 2, "the plain caller's comments")
+      await until(() => texts(mine)?.length === 1, "the hooked caller's comments")
+      assert.deepEqual(texts(mine), ['mine too'])
+      assert.ok(!JSON.stringify(mine.results).includes('not theirs'))
     })
 
     it('keeps a refusal of the subscriber whose call computed a shared result its own', async () => {

@@ -57,13 +57,19 @@ export class LiveQueries {
 
   async watch<R>(subscriber: LiveSubscriber<R>): Promise<LiveWatch<R>> {
     const { value: first, reads } = await this.computations.run(() => withReadsRecorded(subscriber.compute))
+    this.join(subscriber as LiveSubscriber, first, reads)
+    return { first, stop: () => this.unwatch(subscriber as LiveSubscriber) }
+  }
+
+  /** Puts a subscriber whose own call answered `value`, reading `reads`, in the group of what it read. */
+  private join(subscriber: LiveSubscriber, value: unknown, reads: RecordedReads) {
     const key = this.keyOf(subscriber, reads)
-    const text = subscriber.text(first)
-    let group = this.groups.get(key) as LiveGroup<R> | undefined
+    const text = subscriber.text(value)
+    let group = this.groups.get(key)
     if (group) {
       group.subscribers.add(subscriber)
       // The group's last result is older than this one: its other subscribers catch up.
-      group.deliver(first, text, subscriber)
+      group.deliver(value, text, subscriber)
     } else {
       if (this.groups.size >= this.options.maxQuestions) {
         throw new TooManyRequests(
@@ -71,12 +77,11 @@ export class LiveQueries {
           { code: 'TOO_MANY_LIVE_QUERIES', maxQuestions: this.options.maxQuestions }
         )
       }
-      group = new LiveGroup<R>(key, subscriber, text, reads)
-      this.groups.set(key, group as LiveGroup)
-      this.retain(group as LiveGroup, this.writers.of(reads))
+      group = new LiveGroup(key, subscriber, text, reads)
+      this.groups.set(key, group)
+      this.retain(group, this.writers.of(reads))
     }
-    this.groupOf.set(subscriber as LiveSubscriber, group as LiveGroup)
-    return { first, stop: () => this.unwatch(subscriber as LiveSubscriber) }
+    this.groupOf.set(subscriber, group)
   }
 
   private keyOf(subscriber: LiveSubscriber, reads: RecordedReads) {
@@ -208,10 +213,54 @@ export class LiveQueries {
         subscriber.fail(computed.value)
         continue
       }
+      if ([...computed.reads.resources].some((path) => !group.reads.resources.has(path))) {
+        await this.separate(group, subscriber, computed.reads)
+        if (group.closed) return
+      }
       group.deliver(computed.value, subscriber.text(computed.value))
       this.reread(group, computed.reads, subscriber)
       return
     }
+  }
+
+  /**
+   * When a computation reads a resource the group had not read (the first comment of a task, say), what its
+   * other subscribers would read of it is unknown: their scopes of it agreed when they joined, but a hook of
+   * theirs may narrow it otherwise. Each computes its own result once; one that read otherwise leaves for
+   * the group of what it read, with its own result, so that it never gets the representative's.
+   */
+  private async separate(group: LiveGroup, representative: LiveSubscriber, reads: RecordedReads) {
+    const key = this.keyOf(representative, reads)
+    for (const other of [...group.subscribers]) {
+      if (other === representative || group.closed) continue
+      let own: { value: unknown; reads: RecordedReads }
+      try {
+        this.counts.computations++
+        own = await withReadsRecorded(other.compute)
+      } catch (error) {
+        this.unwatch(other)
+        other.fail(error)
+        continue
+      }
+      if (this.groupOf.get(other) !== group) continue
+      if (other.refuses?.(own.value)) {
+        this.unwatch(other)
+        other.fail(own.value)
+        continue
+      }
+      if (this.keyOf(other, own.reads) === key) continue
+      const delivered = group.lastText
+      group.subscribers.delete(other)
+      this.groupOf.delete(other)
+      try {
+        this.join(other, own.value, own.reads)
+      } catch (error) {
+        other.fail(error)
+        continue
+      }
+      if (other.text(own.value) !== delivered) other.deliver(own.value)
+    }
+    if (group.subscribers.size === 0 && !group.closed) this.close(group)
   }
 
   /**
