@@ -13,6 +13,8 @@ import { wsUrl } from './support/graphql-ws'
 import { pluginApp } from './support/plugin-app'
 import { forEachDatabase, type TestServer } from './support/server'
 import { pollUntil } from './support/eventually'
+import { accessToken } from './support/auth-app'
+import { createFeathersApp, HIDDEN_FIELDS } from './support/feathers-app'
 
 /** A caller's team is its `x-team` header: each sees its own team's tasks; admins see every field. */
 const teamOf = (params: { headers?: Record<string, unknown> }) =>
@@ -520,4 +522,44 @@ forEachDatabase(
     })
   },
   liveApp
+)
+
+forEachDatabase(
+  'Live queries of a Feathers client whose authentication ends',
+  (env) => {
+    it('stops the watches of a connection that logs out', async () => {
+      const token = await accessToken(env.server, 'ann')
+      const socket = io(env.server.baseUrl, {
+        transports: ['websocket'],
+        forceNew: true,
+        reconnection: false
+      })
+      try {
+        const client = feathers().configure(socketioClient(socket))
+        await client.service('authentication').create({ strategy: 'jwt', accessToken: token })
+        const heard: any[] = []
+        client.service('live-queries').on('result', (event: any) => heard.push(event))
+        const started: any = await client.service('live-queries').create({ path: 'todo-items' })
+        assert.deepEqual(started.result.data, [])
+        const annsWrite = (title: string) =>
+          env.server.http('POST', '/todo-items', { title }, { Authorization: `Bearer ${token}` })
+        assert.equal((await annsWrite('before')).status, 201)
+        await pollUntil(() => heard.length === 1, 'the result while signed in', { ms: 5000 })
+        // What the client's own find would send: no hidden field, its resolveExternal's fields.
+        const [record] = heard[0].result.data
+        assert.equal(record.title, 'before')
+        assert.equal(record.mine, true)
+        for (const hidden of HIDDEN_FIELDS) assert.equal(record[hidden], undefined, hidden)
+        await client.service('authentication').remove(null)
+        assert.equal((await annsWrite('after')).status, 201)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        // Ann's records go no more to a connection no one is signed in on.
+        assert.equal(heard.length, 1)
+        assert.equal(env.server.subscriptionListeners('todo-items'), 0)
+      } finally {
+        socket.close()
+      }
+    })
+  },
+  createFeathersApp()
 )

@@ -10,6 +10,7 @@ import { liveScope } from '../live/live-scope'
 import type { ResolvedLiveOptions } from '../live/live-options'
 import { toFilterOfQuery } from './live-query-filter'
 import { andFilters } from '../query/filters'
+import { hookedCall } from './external-call'
 
 /** What a Feathers client asks to watch: a resource's `find` (default) or `aggregate`. */
 export interface LiveQueryData {
@@ -107,14 +108,14 @@ export class LiveQueriesService {
     caller: Params,
     connection: RealTimeConnection
   ) {
-    const service = this.app.service(resource.basePath) as unknown as {
-      find(params: Params): Promise<unknown>
-      aggregate(request: unknown, params: Params): Promise<unknown>
+    const service = this.app.service(resource.basePath)
+    // What the transport would send of the method's answer: its dispatch (resolveExternal, hidden fields
+    // stripped), never the result the hooks see.
+    const compute = async () => {
+      const args = method === 'find' ? [{ ...caller, query }] : [data.aggregate ?? {}, { ...caller, query }]
+      const context = await hookedCall(service, method, args)
+      return context.dispatch !== undefined ? context.dispatch : context.result
     }
-    const compute =
-      method === 'find'
-        ? () => service.find({ ...caller, query })
-        : () => service.aggregate(data.aggregate ?? {}, { ...caller, query })
     const scope = await liveScope(resource, caller as ResourceParams, (target) =>
       resourceService(this.app, target)
     )
@@ -193,4 +194,9 @@ export function registerLiveQueries(
   })
   registered.publish?.('result', (data) => app.channel(channelOf(data.id)))
   app.on('disconnect', (connection: RealTimeConnection) => service.disconnected(connection))
+  // Its watches compute with the params it had when it asked: once no one is signed in on the connection,
+  // they would keep sending what the user who left may read.
+  app.on('logout', (_result: unknown, params: { connection?: RealTimeConnection } | undefined) => {
+    if (params?.connection) service.disconnected(params.connection)
+  })
 }
