@@ -512,6 +512,53 @@ forEachDatabase(
       assert.deepEqual(byShout.results[1].notes.nodes, [])
     })
 
+    it('answers bad input with a 4xx or a GraphQL code, never a 500', async () => {
+      const socket = io(env.server.baseUrl, { extraHeaders: A, transports: ['websocket'] })
+      sockets.push(socket)
+      const live = feathers().configure(socketioClient(socket)).service('live-queries')
+      const bad: unknown[] = [
+        null,
+        'tasks',
+        { path: 'tasks', method: 'get' },
+        { path: 'tasks', query: 5 },
+        { path: 'tasks', query: { $limit: 'many' } },
+        { path: 'tasks', query: { nope: 1 } },
+        { path: 'tasks', method: 'aggregate', aggregate: 'x' },
+        { path: 'tasks', method: 'aggregate', aggregate: { groupBy: [{ field: 'nope' }] } },
+        { path: 'tasks', method: 'aggregate' }
+      ]
+      for (const data of bad) {
+        await assert.rejects(live.create(data as never), (error: any) => {
+          if (process.env.DEBUG_LIVE) console.log(JSON.stringify(data), error.code, error.message)
+          assert.ok(
+            error.code >= 400 && error.code < 500,
+            `${JSON.stringify(data)}: ${error.code} ${error.message}`
+          )
+          return true
+        })
+      }
+      const graphqlBad = [
+        'subscription { tasks(filter: { nope: { eq: 1 } }) { nodes { title } } }',
+        'subscription { task(id: 999) { title } }'
+      ]
+      for (const query of graphqlBad) {
+        const watch = subscribe(client(A), query)
+        await until(() => watch.errors.length > 0, query)
+        if (process.env.DEBUG_LIVE) console.log(query, JSON.stringify(watch.errors))
+        assert.notEqual(watch.errors[0].extensions?.code ?? 'none', 'INTERNAL_SERVER_ERROR', query)
+      }
+    })
+
+    it('serves a live query whose root field is written in a fragment', async () => {
+      const watch = subscribe(
+        client(A),
+        'subscription { ...Open } fragment Open on Subscription { tasks { nodes { title } } }'
+      )
+      await until(() => watch.results.length === 1 || watch.errors.length > 0, 'the first result')
+      assert.deepEqual(watch.errors, [])
+      assert.deepEqual(titles(watch.results[0]), ['a1'])
+    })
+
     it('stops listening once the last subscriber leaves', async () => {
       const watch = subscribe(client(A), LIST)
       await until(() => watch.results.length === 1, 'the first result')
