@@ -13,6 +13,7 @@ import { wsUrl } from './support/graphql-ws'
 import { pluginApp } from './support/plugin-app'
 import { forEachDatabase, type TestServer } from './support/server'
 import { pollUntil } from './support/eventually'
+import { graphql } from './support/graphql'
 import { accessToken } from './support/auth-app'
 import { createFeathersApp, HIDDEN_FIELDS } from './support/feathers-app'
 
@@ -283,11 +284,13 @@ forEachDatabase(
       await until(() => watches.every((watch) => watch.results.length === 1), 'the first results')
       const page = (sql: string) => /__fq_total/.test(sql)
       // Another team's task, a done task, and a patch of a field the filter does not name on a done one.
+      // (MariaDB's default collation ignores case, accents and trailing spaces: whether its 'b' is 'a' is
+      // for it to say, and the other team's task costs a computation there.)
       const outside = await env.server.recordStatements(async () => {
-        assert.equal(
-          (await post(B, '/tasks', { title: 'b3', team: 'b', points: 1, done: false })).status,
-          201
-        )
+        if (env.server.database !== 'mysql') {
+          const other = await post(B, '/tasks', { title: 'b3', team: 'b', points: 1, done: false })
+          assert.equal(other.status, 201)
+        }
         const done = await post(A, '/tasks', { title: 'a-done', team: 'a', points: 1, done: true })
         assert.equal(done.status, 201)
         assert.equal(
@@ -557,6 +560,24 @@ forEachDatabase(
       await until(() => watch.results.length === 1 || watch.errors.length > 0, 'the first result')
       assert.deepEqual(watch.errors, [])
       assert.deepEqual(titles(watch.results[0]), ['a1'])
+    })
+
+    it('skips no write whose text the database compares otherwise than JavaScript (collations)', async () => {
+      const questions = [
+        '{ tasks(filter: { title: { eq: "mixed" } }) { nodes { title } } }',
+        '{ tasks(filter: { title: { gt: "a2" } }) { nodes { title } } }',
+        '{ tasks(filter: { title: { like: "mix%" } }) { nodes { title } } }'
+      ]
+      const watches = questions.map((query) => subscribe(client(A), `subscription ${query}`))
+      await until(() => watches.every((watch) => watch.results.length === 1), 'the first results')
+      for (const title of ['MIXED', 'mixed ', 'B']) {
+        assert.equal((await post(A, '/tasks', { title, team: 'a', points: 1, done: false })).status, 201)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      for (const [index, query] of questions.entries()) {
+        const answer = await graphql(env.server, query, undefined, A)
+        assert.deepEqual(watches[index].results.at(-1), answer.data, query)
+      }
     })
 
     it('stops listening once the last subscriber leaves', async () => {

@@ -5,6 +5,7 @@ import { ConcurrencyLimit } from '../graphql/fields/concurrency'
 import { WRITE_EVENTS } from '../feathers/external-records'
 import { writtenRecords } from '../service/written-records'
 import type { ResourceRecord } from '../model/records'
+import type { ResolvedResource } from '../resource/resolved'
 import { LiveGroup } from './live-group'
 import type { ResolvedLiveOptions } from './live-options'
 import type { LiveSubscriber } from './live-subscriber'
@@ -46,7 +47,9 @@ export class LiveQueries {
     private readonly options: ResolvedLiveOptions,
     private readonly serviceAt: (path: string) => EventSource | undefined,
     /** The statements' tables, as the services of the resources that write them. */
-    private readonly writers: StatementTables
+    private readonly writers: StatementTables,
+    /** Whether a resource's database compares text by code points, as JavaScript does (not MySQL's). */
+    private readonly binaryText: (resource: ResolvedResource) => boolean
   ) {
     this.computations = new ConcurrencyLimit(options.maxConcurrentComputations)
   }
@@ -167,7 +170,7 @@ export class LiveQueries {
     const id = resource.idField.name
     const record =
       writtenRecords(context).find((written) => written && String(written[id]) === String(data?.[id])) ?? data
-    return !certainlyOutside(resource, record, filter)
+    return !certainlyOutside(resource, record, filter, this.binaryText(resource))
   }
 
   private invalidate(group: LiveGroup) {
