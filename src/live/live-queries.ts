@@ -234,6 +234,9 @@ export class LiveQueries {
    */
   private async separate(group: LiveGroup, representative: LiveSubscriber, reads: RecordedReads) {
     const key = this.keyOf(representative, reads)
+    // What the group read is no longer its key (`reread` gives it the new one): a subscriber leaving must
+    // never join it again under the old.
+    if (this.groups.get(group.key) === group) this.groups.delete(group.key)
     for (const other of [...group.subscribers]) {
       if (other === representative || group.closed) continue
       let own: { value: unknown; reads: RecordedReads }
@@ -282,7 +285,7 @@ export class LiveQueries {
       [...before].filter((path) => !reads.resources.has(path))
     )
     group.reads = reads
-    if (key === group.key) return
+    if (key === group.key && this.groups.get(key) === group) return
     if (this.groups.get(group.key) === group) this.groups.delete(group.key)
     group.key = key
     const other = this.groups.get(key)
