@@ -78,7 +78,7 @@ const notes = defineResource({
   graphql: { pagingStrategy: 'offset' }
 })
 
-async function liveApp(databaseUrl: string) {
+async function liveApp(databaseUrl: string, plugin: object = {}) {
   const db = knex(knexConfig(databaseUrl))
   await db.schema.createTable('tasks', (columns) => {
     columns.increments('id')
@@ -105,7 +105,7 @@ async function liveApp(databaseUrl: string) {
   await db('notes').insert([{ title: 'hello', version: 1 }])
   const made = pluginApp(db, [tasks, comments, notes], {
     transports: true,
-    plugin: { live: { coalesceMs: 20 } }
+    plugin: { live: { coalesceMs: 20 }, ...plugin }
   })
   const { app } = made
   // As generated Feathers apps do: every connection in one channel, every event published to it (through the
@@ -590,6 +590,35 @@ forEachDatabase(
     })
   },
   liveApp
+)
+
+forEachDatabase(
+  'Live queries for Feathers clients spend subscriptions, never rows',
+  (env) => {
+    it('a watch takes one of the caller’s subscriptions; its new results take no rows', async () => {
+      const socket = io(env.server.baseUrl, { extraHeaders: A, transports: ['websocket'] })
+      try {
+        const client = feathers().configure(socketioClient(socket))
+        const heard: any[] = []
+        client.service('live-queries').on('result', (event: any) => heard.push(event))
+        await client.service('live-queries').create({ path: 'tasks', query: { done: false } })
+        // Each write brings a new result of one row or more: past the rows budget if it counted them.
+        for (let index = 0; index < 4; index++) {
+          await client.service('tasks').create({ title: `x${index}`, team: 'a', points: 1, done: false })
+          await pollUntil(() => heard.length === index + 1, 'the new result', { ms: 5000 })
+        }
+        assert.equal(heard.at(-1).result.data.length, 5)
+        await client.service('live-queries').create({ path: 'tasks', query: { done: true } })
+        await assert.rejects(client.service('live-queries').create({ path: 'tasks' }), {
+          name: 'TooManyRequests'
+        })
+      } finally {
+        socket.close()
+      }
+    })
+  },
+  (databaseUrl) =>
+    liveApp(databaseUrl, { budgets: { window: '1h', subscriptions: 2, rows: 3, key: () => 'everyone' } })
 )
 
 forEachDatabase(

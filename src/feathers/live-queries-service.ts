@@ -11,6 +11,8 @@ import type { ResolvedLiveOptions } from '../live/live-options'
 import { toFilterOfQuery } from './live-query-filter'
 import { andFilters } from '../query/filters'
 import { hookedCall } from './external-call'
+import { budgetsOf } from '../budgets/budgets'
+import { PAID_ELSEWHERE } from '../budgets/rows-hook'
 
 /** What a Feathers client asks to watch: a resource's `find` (default) or `aggregate`. */
 export interface LiveQueryData {
@@ -76,7 +78,8 @@ export class LiveQueriesService {
         }
       )
     }
-    const { query: _query, ...caller } = params
+    const { query: _query, ...given } = params
+    const caller = { ...given, [PAID_ELSEWHERE]: true }
     const query = data.query ?? {}
     const id = randomUUID()
     // The watch holds its place from now on; a disconnect or remove while it starts takes the place away.
@@ -84,6 +87,8 @@ export class LiveQueriesService {
     this.watches.set(connection, own)
     let watching: Awaited<ReturnType<typeof this.watch>>
     try {
+      // A watch is a subscription: it spends one of the caller's `subscriptions`, and its computations no rows.
+      await budgetsOf(this.app)?.take(params, 'subscriptions', 1)
       watching = await this.watch(id, resource, method, data, query, caller, connection)
     } catch (error) {
       if (own.has(id)) this.stop(connection, id)
