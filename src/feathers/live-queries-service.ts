@@ -10,6 +10,7 @@ import { liveScope } from '../live/live-scope'
 import type { ResolvedLiveOptions } from '../live/live-options'
 import { toFilterOfQuery } from './live-query-filter'
 import { andFilters } from '../query/filters'
+import { hookedCall } from './external-call'
 import { budgetsOf } from '../budgets/budgets'
 import { PAID_ELSEWHERE } from '../budgets/rows-hook'
 
@@ -68,6 +69,7 @@ export class LiveQueriesService {
       })
     }
     const own = this.watches.get(connection) ?? new Map<string, () => void>()
+    // Watches still starting count too: a connection asking for many at once gets no more than the others.
     if (own.size >= this.options.maxPerConnection) {
       throw new TooManyRequests(
         `A connection watches at most ${this.options.maxPerConnection} live queries`,
@@ -76,24 +78,53 @@ export class LiveQueriesService {
         }
       )
     }
-    // A watch is a subscription: it spends one of the caller's `subscriptions`, and its computations no rows.
-    await budgetsOf(this.app)?.take(params, 'subscriptions', 1)
     const { query: _query, ...given } = params
     const caller = { ...given, [PAID_ELSEWHERE]: true }
     const query = data.query ?? {}
-    const service = this.app.service(resource.basePath) as unknown as {
-      find(params: Params): Promise<unknown>
-      aggregate(request: unknown, params: Params): Promise<unknown>
-    }
-    const compute =
-      method === 'find'
-        ? () => service.find({ ...caller, query })
-        : () => service.aggregate(data.aggregate ?? {}, { ...caller, query })
     const id = randomUUID()
+    // The watch holds its place from now on; a disconnect or remove while it starts takes the place away.
+    own.set(id, () => {})
+    this.watches.set(connection, own)
+    let watching: Awaited<ReturnType<typeof this.watch>>
+    try {
+      // A watch is a subscription: it spends one of the caller's `subscriptions`, and its computations no rows.
+      await budgetsOf(this.app)?.take(params, 'subscriptions', 1)
+      watching = await this.watch(id, resource, method, data, query, caller, connection)
+    } catch (error) {
+      if (own.has(id)) this.stop(connection, id)
+      throw error
+    }
+    if (!own.has(id)) {
+      // Its connection ended (or it was removed) while its first result was computed.
+      watching.stop()
+      throw new NotFound(`Live query '${id}' stopped while it started`)
+    }
+    own.set(id, watching.stop)
+    this.app.channel(channelOf(id)).join(connection)
+    return { id, result: watching.first }
+  }
+
+  private async watch(
+    id: string,
+    resource: ResolvedResource,
+    method: 'find' | 'aggregate',
+    data: LiveQueryData,
+    query: Record<string, unknown>,
+    caller: Params,
+    connection: RealTimeConnection
+  ) {
+    const service = this.app.service(resource.basePath)
+    // What the transport would send of the method's answer: its dispatch (resolveExternal, hidden fields
+    // stripped), never the result the hooks see.
+    const compute = async () => {
+      const args = method === 'find' ? [{ ...caller, query }] : [data.aggregate ?? {}, { ...caller, query }]
+      const context = await hookedCall(service, method, args)
+      return context.dispatch !== undefined ? context.dispatch : context.result
+    }
     const scope = await liveScope(resource, caller as ResourceParams, (target) =>
       resourceService(this.app, target)
     )
-    const watching = await liveQueriesOf(this.app).watch({
+    return liveQueriesOf(this.app).watch({
       question: JSON.stringify([resource.basePath, method, query, data.aggregate ?? null]),
       scope: scope.key,
       compute,
@@ -108,10 +139,6 @@ export class LiveQueriesService {
             : toFilterOfQuery(resource, query)
       }
     })
-    own.set(id, watching.stop)
-    this.watches.set(connection, own)
-    this.app.channel(channelOf(id)).join(connection)
-    return { id, result: watching.first }
   }
 
   async remove(id: string, params: Params = {}): Promise<{ id: string }> {
@@ -157,7 +184,24 @@ export function registerLiveQueries(
   app.use(options.path, service as never, { methods: ['create', 'remove'], events: ['result'] })
   const registered = app.service(options.path) as unknown as {
     publish?: (event: string, publisher: (data: LiveQueryResult) => unknown) => void
+    hooks(hooks: object): void
   }
+  // No `created` or `removed` event: a watch's first result is its caller's alone, and the app's publishers
+  // (every connection, say) and feathers-sync would carry it to others.
+  registered.hooks({
+    after: {
+      all: [
+        (context: { event: string | null }) => {
+          context.event = null
+        }
+      ]
+    }
+  })
   registered.publish?.('result', (data) => app.channel(channelOf(data.id)))
   app.on('disconnect', (connection: RealTimeConnection) => service.disconnected(connection))
+  // Its watches compute with the params it had when it asked: once no one is signed in on the connection,
+  // they would keep sending what the user who left may read.
+  app.on('logout', (_result: unknown, params: { connection?: RealTimeConnection } | undefined) => {
+    if (params?.connection) service.disconnected(params.connection)
+  })
 }

@@ -3,6 +3,8 @@ import { LiveQueries } from './live-queries'
 import { resolveLiveOptions, type LiveOptions } from './live-options'
 import { StatementTables } from './statement-tables'
 import { feathersQueryState } from '../state'
+import { dialectOf } from '../dialect/dialect-of'
+import type { ResolvedResource } from '../resource/resolved'
 
 const hubs = new WeakMap<object, LiveQueries>()
 const options = new WeakMap<object, LiveOptions | undefined>()
@@ -24,7 +26,14 @@ export function liveQueriesOf(app: Application): LiveQueries {
       }
     }
     const tables = new StatementTables(() => feathersQueryState(app)?.resources ?? [])
-    hubs.set(app, (hub = new LiveQueries(resolveLiveOptions(options.get(app)), serviceAt, tables)))
+    const binaryText = (resource: ResolvedResource) => {
+      const service = feathersQueryState(app)?.serviceOf(resource)
+      return !!service && dialectOf(service.Model).name !== 'mysql'
+    }
+    hubs.set(
+      app,
+      (hub = new LiveQueries(resolveLiveOptions(options.get(app)), serviceAt, tables, binaryText))
+    )
   }
   return hub
 }

@@ -5,6 +5,7 @@ import { ConcurrencyLimit } from '../graphql/fields/concurrency'
 import { WRITE_EVENTS } from '../feathers/external-records'
 import { writtenRecords } from '../service/written-records'
 import type { ResourceRecord } from '../model/records'
+import type { ResolvedResource } from '../resource/resolved'
 import { LiveGroup } from './live-group'
 import type { ResolvedLiveOptions } from './live-options'
 import type { LiveSubscriber } from './live-subscriber'
@@ -46,7 +47,9 @@ export class LiveQueries {
     private readonly options: ResolvedLiveOptions,
     private readonly serviceAt: (path: string) => EventSource | undefined,
     /** The statements' tables, as the services of the resources that write them. */
-    private readonly writers: StatementTables
+    private readonly writers: StatementTables,
+    /** Whether a resource's database compares text by code points, as JavaScript does (not MySQL's). */
+    private readonly binaryText: (resource: ResolvedResource) => boolean
   ) {
     this.computations = new ConcurrencyLimit(options.maxConcurrentComputations)
   }
@@ -57,13 +60,19 @@ export class LiveQueries {
 
   async watch<R>(subscriber: LiveSubscriber<R>): Promise<LiveWatch<R>> {
     const { value: first, reads } = await this.computations.run(() => withReadsRecorded(subscriber.compute))
+    this.join(subscriber as LiveSubscriber, first, reads)
+    return { first, stop: () => this.unwatch(subscriber as LiveSubscriber) }
+  }
+
+  /** Puts a subscriber whose own call answered `value`, reading `reads`, in the group of what it read. */
+  private join(subscriber: LiveSubscriber, value: unknown, reads: RecordedReads) {
     const key = this.keyOf(subscriber, reads)
-    const text = subscriber.text(first)
-    let group = this.groups.get(key) as LiveGroup<R> | undefined
+    const text = subscriber.text(value)
+    let group = this.groups.get(key)
     if (group) {
       group.subscribers.add(subscriber)
       // The group's last result is older than this one: its other subscribers catch up.
-      group.deliver(first, text, subscriber)
+      group.deliver(value, text, subscriber)
     } else {
       if (this.groups.size >= this.options.maxQuestions) {
         throw new TooManyRequests(
@@ -71,12 +80,11 @@ export class LiveQueries {
           { code: 'TOO_MANY_LIVE_QUERIES', maxQuestions: this.options.maxQuestions }
         )
       }
-      group = new LiveGroup<R>(key, subscriber, text, reads)
-      this.groups.set(key, group as LiveGroup)
-      this.retain(group as LiveGroup, this.writers.of(reads))
+      group = new LiveGroup(key, subscriber, text, reads)
+      this.groups.set(key, group)
+      this.retain(group, this.writers.of(reads))
     }
-    this.groupOf.set(subscriber as LiveSubscriber, group as LiveGroup)
-    return { first, stop: () => this.unwatch(subscriber as LiveSubscriber) }
+    this.groupOf.set(subscriber, group)
   }
 
   private keyOf(subscriber: LiveSubscriber, reads: RecordedReads) {
@@ -155,14 +163,14 @@ export class LiveQueries {
     if (group.reads.related.has(root.resource.basePath)) return true
     const { resource, filter } = root
     if (event === WRITE_EVENTS.patch) {
-      if (!patchKeepsFields(context, filterFields(filter))) return true
+      if (!patchKeepsFields(resource, context, filterFields(filter))) return true
     } else if (event !== WRITE_EVENTS.create && event !== WRITE_EVENTS.remove) {
       return true
     }
     const id = resource.idField.name
     const record =
       writtenRecords(context).find((written) => written && String(written[id]) === String(data?.[id])) ?? data
-    return !certainlyOutside(resource, record, filter)
+    return !certainlyOutside(resource, record, filter, this.binaryText(resource))
   }
 
   private invalidate(group: LiveGroup) {
@@ -208,10 +216,57 @@ export class LiveQueries {
         subscriber.fail(computed.value)
         continue
       }
+      if ([...computed.reads.resources].some((path) => !group.reads.resources.has(path))) {
+        await this.separate(group, subscriber, computed.reads)
+        if (group.closed) return
+      }
       group.deliver(computed.value, subscriber.text(computed.value))
       this.reread(group, computed.reads, subscriber)
       return
     }
+  }
+
+  /**
+   * When a computation reads a resource the group had not read (the first comment of a task, say), what its
+   * other subscribers would read of it is unknown: their scopes of it agreed when they joined, but a hook of
+   * theirs may narrow it otherwise. Each computes its own result once; one that read otherwise leaves for
+   * the group of what it read, with its own result, so that it never gets the representative's.
+   */
+  private async separate(group: LiveGroup, representative: LiveSubscriber, reads: RecordedReads) {
+    const key = this.keyOf(representative, reads)
+    // What the group read is no longer its key (`reread` gives it the new one): a subscriber leaving must
+    // never join it again under the old.
+    if (this.groups.get(group.key) === group) this.groups.delete(group.key)
+    for (const other of [...group.subscribers]) {
+      if (other === representative || group.closed) continue
+      let own: { value: unknown; reads: RecordedReads }
+      try {
+        this.counts.computations++
+        own = await withReadsRecorded(other.compute)
+      } catch (error) {
+        this.unwatch(other)
+        other.fail(error)
+        continue
+      }
+      if (this.groupOf.get(other) !== group) continue
+      if (other.refuses?.(own.value)) {
+        this.unwatch(other)
+        other.fail(own.value)
+        continue
+      }
+      if (this.keyOf(other, own.reads) === key) continue
+      const delivered = group.lastText
+      group.subscribers.delete(other)
+      this.groupOf.delete(other)
+      try {
+        this.join(other, own.value, own.reads)
+      } catch (error) {
+        other.fail(error)
+        continue
+      }
+      if (other.text(own.value) !== delivered) other.deliver(own.value)
+    }
+    if (group.subscribers.size === 0 && !group.closed) this.close(group)
   }
 
   /**
@@ -230,7 +285,7 @@ export class LiveQueries {
       [...before].filter((path) => !reads.resources.has(path))
     )
     group.reads = reads
-    if (key === group.key) return
+    if (key === group.key && this.groups.get(key) === group) return
     if (this.groups.get(group.key) === group) this.groups.delete(group.key)
     group.key = key
     const other = this.groups.get(key)

@@ -11,7 +11,9 @@ import {
   type ExecutionArgs,
   type ExecutionResult,
   type FieldNode,
-  type OperationDefinitionNode
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode
 } from 'graphql'
 import type { Application } from '@feathersjs/koa'
 import { latestValueStream } from '../../common/latest-value-stream'
@@ -33,14 +35,31 @@ const REFUSALS = new Set(['NotAuthenticated', 'Forbidden'])
 const isResult = (value: unknown): value is ExecutionResult =>
   !!value && typeof value === 'object' && Array.isArray((value as ExecutionResult).errors)
 
+/** The fields of a selection, through its fragments (a root field may be written inside one). */
+function fieldsOf(selectionSet: SelectionSetNode, document: DocumentNode, fields: FieldNode[] = []) {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) fields.push(selection)
+    else if (selection.kind === Kind.INLINE_FRAGMENT) fieldsOf(selection.selectionSet, document, fields)
+    else {
+      const fragment = document.definitions.find(
+        (definition): definition is FragmentDefinitionNode =>
+          definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value
+      )
+      if (fragment) fieldsOf(fragment.selectionSet, document, fields)
+    }
+  }
+  return fields
+}
+
 /** The one root field of a live subscription, with its argument values. */
 function liveRoot(args: ExecutionArgs, operation: OperationDefinitionNode) {
-  const [selection] = operation.selectionSet.selections
-  if (operation.selectionSet.selections.length !== 1 || selection.kind !== Kind.FIELD) return undefined
+  const selections = fieldsOf(operation.selectionSet, args.document)
+  if (selections.length !== 1) return undefined
+  const [selection] = selections
   const field = args.schema.getSubscriptionType()?.getFields()[selection.name.value]
   const live = liveFieldOf(field)
   if (!field || !live) return undefined
-  return { field, node: selection as FieldNode, ...live }
+  return { field, node: selection, ...live }
 }
 
 /** The client's filter of the root field: a created or removed record outside it changes nothing. */
@@ -53,9 +72,16 @@ function rootFilter(resource: ResolvedResource, values: Record<string, unknown>)
   }
 }
 
-/** The same document with the subscription read as a query: the live result is the query's result. */
-function asQuery(document: DocumentNode, operation: OperationDefinitionNode): DocumentNode {
-  const query = { ...operation, operation: OperationTypeNode.QUERY }
+/**
+ * The same document with the subscription read as a query of its root field: the live result is the query's
+ * result. The field is selected directly, since a fragment it was written in is one on the subscription type.
+ */
+function asQuery(document: DocumentNode, operation: OperationDefinitionNode, root: FieldNode): DocumentNode {
+  const query: OperationDefinitionNode = {
+    ...operation,
+    operation: OperationTypeNode.QUERY,
+    selectionSet: { kind: Kind.SELECTION_SET, selections: [root] }
+  }
   return {
     ...document,
     definitions: document.definitions.map((definition) => (definition === operation ? query : definition))
@@ -97,7 +123,7 @@ async function watch(
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], args.variableValues ?? {})
   if (variables.errors) return { errors: variables.errors.map(options.formatError) }
   const values = getArgumentValues(root.field, root.node, variables.coerced)
-  const document = asQuery(args.document, operation)
+  const document = asQuery(args.document, operation, root.node)
   const params = copyWith(options.params, { provider: 'graphql' }) as ResourceParams
   const failed = (error: unknown) => ({
     errors: [
