@@ -648,11 +648,44 @@ forEachDatabase(
         assert.equal(record.mine, true)
         for (const hidden of HIDDEN_FIELDS) assert.equal(record[hidden], undefined, hidden)
         await client.service('authentication').remove(null)
+        // The watch ends with a last event saying why.
+        await pollUntil(() => heard.length === 2, 'the end of the watch', { ms: 5000 })
+        assert.equal(heard[1].id, started.id)
+        assert.equal(heard[1].error.name, 'NotAuthenticated')
+        assert.equal(heard[1].result, undefined)
         assert.equal((await annsWrite('after')).status, 201)
         await new Promise((resolve) => setTimeout(resolve, 300))
         // Ann's records go no more to a connection no one is signed in on.
-        assert.equal(heard.length, 1)
+        assert.equal(heard.length, 2)
         assert.equal(env.server.subscriptionListeners('todo-items'), 0)
+      } finally {
+        socket.close()
+      }
+    })
+
+    it('ends the watches of a connection on which another user signs in, and keeps those of the same user', async () => {
+      const [ann, bob] = [await accessToken(env.server, 'ann'), await accessToken(env.server, 'bob')]
+      const socket = io(env.server.baseUrl, {
+        transports: ['websocket'],
+        forceNew: true,
+        reconnection: false
+      })
+      try {
+        const client = feathers().configure(socketioClient(socket))
+        await client.service('authentication').create({ strategy: 'jwt', accessToken: ann })
+        const heard: any[] = []
+        client.service('live-queries').on('result', (event: any) => heard.push(event))
+        await client.service('live-queries').create({ path: 'todo-items' })
+        // Ann again (a token refreshed): the watch goes on.
+        await client.service('authentication').create({ strategy: 'jwt', accessToken: ann })
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        assert.deepEqual(heard, [])
+        await client.service('authentication').create({ strategy: 'jwt', accessToken: bob })
+        await pollUntil(() => heard.length === 1, 'the end of ann’s watch', { ms: 5000 })
+        assert.equal((heard[0] as any).error.name, 'NotAuthenticated')
+        await pollUntil(() => env.server.subscriptionListeners('todo-items') === 0, 'no listener', {
+          ms: 5000
+        })
       } finally {
         socket.close()
       }

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { BadRequest, NotFound, TooManyRequests } from '@feathersjs/errors'
+import {
+  BadRequest,
+  FeathersError,
+  GeneralError,
+  NotAuthenticated,
+  NotFound,
+  TooManyRequests
+} from '@feathersjs/errors'
 import type { Application } from '@feathersjs/koa'
 import type { Params, RealTimeConnection } from '@feathersjs/feathers'
 import type { ResolvedResource } from '../resource/resolved'
@@ -34,10 +41,16 @@ export interface LiveQueryStarted {
 /** A new result of a watch, sent as the service's `result` event to the connection that started it only. */
 export interface LiveQueryResult {
   id: string
-  result: unknown
+  /** The new result; absent when the watch ended. */
+  result?: unknown
+  /** Why the watch ended (its call failed, the user signed out or another signed in): Feathers error JSON. */
+  error?: object
 }
 
 const channelOf = (id: string) => `feathers-query/live/${id}`
+
+/** Who a watch was asked by, to compare with who is signed in on its connection later. */
+const userKey = (user: unknown) => JSON.stringify(user ?? null)
 
 /**
  * Live queries for Feathers clients over a real-time transport: `create({ path, method, query })` answers the
@@ -47,6 +60,8 @@ const channelOf = (id: string) => `feathers-query/live/${id}`
  */
 export class LiveQueriesService {
   private readonly watches = new Map<RealTimeConnection, Map<string, () => void>>()
+  /** Each watch's connection and the user it was asked by. */
+  private readonly owners = new Map<string, { connection: RealTimeConnection; user: string }>()
   /** Set by Feathers' event mixin when the service is registered. */
   declare emit: (event: string, data: unknown) => boolean
 
@@ -85,6 +100,7 @@ export class LiveQueriesService {
     // The watch holds its place from now on; a disconnect or remove while it starts takes the place away.
     own.set(id, () => {})
     this.watches.set(connection, own)
+    this.owners.set(id, { connection, user: userKey((params as { user?: unknown }).user) })
     let watching: Awaited<ReturnType<typeof this.watch>>
     try {
       // A watch is a subscription: it spends one of the caller's `subscriptions`, and its computations no rows.
@@ -130,7 +146,7 @@ export class LiveQueriesService {
       compute,
       text: (result) => JSON.stringify(result),
       deliver: (result) => this.emit('result', { id, result } satisfies LiveQueryResult),
-      fail: () => this.stop(connection, id),
+      fail: (error) => this.end(connection, id, error),
       root: {
         resource,
         filter:
@@ -155,7 +171,34 @@ export class LiveQueriesService {
     for (const id of [...(this.watches.get(connection)?.keys() ?? [])]) this.stop(connection, id)
   }
 
+  /**
+   * Ends every watch of a connection whose user changed (signed out, or another signed in): each computes
+   * with the params it was asked with, and would keep sending what the user who left may read. Its watcher
+   * hears why.
+   */
+  signedOff(connection: RealTimeConnection, user: unknown, why: string) {
+    for (const [id, owner] of this.owners) {
+      if (owner.connection === connection && owner.user !== userKey(user)) {
+        this.end(connection, id, new NotAuthenticated(why))
+      }
+    }
+  }
+
+  /** Ends a watch with a last `result` event that says why, then stops it. */
+  private end(connection: RealTimeConnection, id: string, error: unknown) {
+    if (!this.watches.get(connection)?.has(id)) return
+    this.watches.get(connection)?.get(id)?.()
+    const json =
+      error instanceof FeathersError ? error.toJSON() : new GeneralError('The live query failed').toJSON()
+    // An application's `logout` listener may have had the connection leave every channel already.
+    this.app.channel(channelOf(id)).join(connection)
+    this.emit('result', { id, error: json } satisfies LiveQueryResult)
+    // Its channel is left once the event was published (publishers run asynchronously).
+    setTimeout(() => this.stop(connection, id), 0)
+  }
+
   private stop(connection: RealTimeConnection, id: string) {
+    this.owners.delete(id)
     const own = this.watches.get(connection)
     own?.get(id)?.()
     own?.delete(id)
@@ -198,10 +241,18 @@ export function registerLiveQueries(
     }
   })
   registered.publish?.('result', (data) => app.channel(channelOf(data.id)))
+  // The registered service is the one Feathers made an event emitter of.
+  const emitting = registered as unknown as LiveQueriesService
   app.on('disconnect', (connection: RealTimeConnection) => service.disconnected(connection))
   // Its watches compute with the params it had when it asked: once no one is signed in on the connection,
   // they would keep sending what the user who left may read.
   app.on('logout', (_result: unknown, params: { connection?: RealTimeConnection } | undefined) => {
-    if (params?.connection) service.disconnected(params.connection)
+    if (params?.connection)
+      emitting.signedOff(params.connection, undefined, 'Signed out: the live query ended')
+  })
+  app.on('login', (result: { user?: unknown }, params: { connection?: RealTimeConnection } | undefined) => {
+    if (params?.connection) {
+      emitting.signedOff(params.connection, result?.user, 'Another user signed in: the live query ended')
+    }
   })
 }
