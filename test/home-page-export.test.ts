@@ -129,7 +129,7 @@ describe('Home page: export with a progress bar, resumed after a cut, in Chromiu
     assert.equal(done.value, 0)
     const whole = await server.http('GET', '/sub-tasks/export')
     assert.equal(done.file, whole.text)
-    // The spot the import form will take.
-    assert.equal(await page.locator('section#import').count(), 1)
+    // The import form beside it (test/home-page-import.test.ts).
+    assert.equal(await page.locator('form[data-import]').count(), 1)
   })
 })
