@@ -693,3 +693,31 @@ forEachDatabase(
   },
   createFeathersApp()
 )
+
+forEachDatabase(
+  'Live queries past the process’s limit of questions',
+  (env) => {
+    it('refuses a new question with TOO_MANY_LIVE_QUERIES, and takes more subscribers of a kept one', async () => {
+      const clients: Client[] = []
+      const client = () => {
+        const made = wsClient(env.server, A)
+        clients.push(made)
+        return made
+      }
+      try {
+        const first = subscribe(client(), LIST)
+        const same = subscribe(client(), LIST)
+        await pollUntil(() => first.results.length === 1 && same.results.length === 1, 'the kept question', {
+          ms: 5000
+        })
+        const other = subscribe(client(), 'subscription { tasks { totalCount } }')
+        await pollUntil(() => other.errors.length === 1, 'the refusal', { ms: 5000 })
+        assert.equal(other.errors[0].extensions.code, 'TOO_MANY_LIVE_QUERIES')
+        assert.deepEqual(other.results, [])
+      } finally {
+        await Promise.all(clients.map((made) => made.dispose()))
+      }
+    })
+  },
+  (databaseUrl) => liveApp(databaseUrl, { live: { coalesceMs: 20, maxQuestions: 1 } })
+)

@@ -32,6 +32,11 @@ import { andFilters } from '../../query/filters'
 /** Errors of a computation that refuse its caller rather than answer: never shared with other subscribers. */
 const REFUSALS = new Set(['NotAuthenticated', 'Forbidden'])
 
+const ownCode = (error: unknown) => {
+  const code = (error as { data?: { code?: unknown } } | undefined)?.data?.code
+  return typeof code === 'string' ? { code } : undefined
+}
+
 const isResult = (value: unknown): value is ExecutionResult =>
   !!value && typeof value === 'object' && Array.isArray((value as ExecutionResult).errors)
 
@@ -130,7 +135,11 @@ async function watch(
       options.formatError(
         error instanceof GraphQLError
           ? error
-          : new GraphQLError((error as Error).message, { originalError: error as Error })
+          : new GraphQLError((error as Error).message, {
+              originalError: error as Error,
+              // A refusal of the live queries' own (TOO_MANY_LIVE_QUERIES) keeps its code.
+              extensions: ownCode(error)
+            })
       )
     ]
   })
