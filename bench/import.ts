@@ -84,15 +84,33 @@ async function measureServer(url: string, db: Knex) {
   try {
     const idle = rssOf(child.pid!)
     const sampler = sampleRss(child.pid!)
-    const { seconds, status, body } = await postCsv(Number(payload), {})
-    sampler.stop()
-    if (status !== 200) throw new Error(`import answered ${status}: ${body.slice(0, 500)}`)
-    const report = JSON.parse(body) as { imported: number; failed: number }
-    const stored = await count(db)
-    if (report.imported !== rows || stored.count !== rows) {
-      throw new Error(`imported ${report.imported}, stored ${stored.count}, expected ${rows}`)
+    // Node cuts a request still arriving after its requestTimeout (5 minutes) with a 408, as a client would
+    // see it: the same body under the same key goes on after what committed.
+    const headers = { 'idempotency-key': `bench-whole-${Date.now()}` }
+    let seconds = 0
+    let imported = 0
+    let resumes = 0
+    for (;;) {
+      const answer = await postCsv(Number(payload), headers)
+      seconds += answer.seconds
+      if (answer.status === 408 && resumes < 10) {
+        resumes++
+        continue
+      }
+      if (answer.status !== 200)
+        throw new Error(`import answered ${answer.status}: ${answer.body.slice(0, 500)}`)
+      const report = JSON.parse(answer.body) as { imported: number; skipped: number }
+      imported = report.imported + report.skipped
+      break
     }
-    return { seconds, rssGrowth: sampler.peak() - idle }
+    sampler.stop()
+    const stored = await count(db)
+    if (imported !== rows || stored.count !== rows || stored.distinct !== rows) {
+      throw new Error(
+        `imported ${imported}, stored ${stored.count} (${stored.distinct} distinct), expected ${rows}`
+      )
+    }
+    return { seconds, rssGrowth: sampler.peak() - idle, resumes }
   } finally {
     child.kill()
   }
@@ -137,7 +155,10 @@ async function cutAndResume(url: string, db: Knex, name: string) {
     const headers = { 'idempotency-key': `bench-${name}-${Date.now()}` }
     await postCsv(Number(payload), headers, Math.floor(rows / 2))
     const afterCut = await count(db)
-    const resumed = await postCsv(Number(payload), headers)
+    let resumed = await postCsv(Number(payload), headers)
+    for (let again = 0; resumed.status === 408 && again < 10; again++) {
+      resumed = await postCsv(Number(payload), headers)
+    }
     if (resumed.status !== 200) throw new Error(`resume answered ${resumed.status}: ${resumed.body}`)
     const report = JSON.parse(resumed.body) as { imported: number; skipped: number }
     const stored = await count(db)
@@ -153,7 +174,15 @@ async function cutAndResume(url: string, db: Knex, name: string) {
 async function main() {
   console.log(`Import benchmark, ${rows.toLocaleString()} rows`)
   const table = [
-    ['db', 'HTTP import', 'knex batchInsert', 'ratio', 'import RSS growth', 'baseline RSS growth']
+    [
+      'db',
+      'HTTP import',
+      'knex batchInsert',
+      'ratio',
+      'import RSS growth',
+      'baseline RSS growth',
+      'resumed after 408'
+    ]
   ]
   const resumes: string[] = []
   for (const name of benchDatabaseNames()) {
@@ -170,7 +199,8 @@ async function main() {
         `${Math.round(rate(baseline.seconds)).toLocaleString()} rows/s`,
         (rate(server.seconds) / rate(baseline.seconds)).toFixed(3),
         formatMb(server.rssGrowth),
-        formatMb(baseline.rssGrowth)
+        formatMb(baseline.rssGrowth),
+        String(server.resumes)
       ])
       console.log(`${name}: cut and resume`)
       resumes.push(`${name}: ${await cutAndResume(database.url, database.db, name)}`)
