@@ -16,7 +16,6 @@ import {
   type SelectionSetNode
 } from 'graphql'
 import type { Application } from '@feathersjs/koa'
-import { latestValueStream } from '../../common/latest-value-stream'
 import { copyWith } from '../../common/copy-with'
 import { liveQueriesOf } from '../../live/app-live-queries'
 import { liveScope } from '../../live/live-scope'
@@ -25,6 +24,7 @@ import type { ResourceParams } from '../../model/records'
 import type { ResolvedResource } from '../../resource/resolved'
 import { resourceService } from '../../service/resource-service'
 import { liveFieldOf } from '../fields/live'
+import { eventStream } from './event-stream'
 import type { GraphqlContext } from '../fields/context'
 import { toFilter } from '../type/filter-input'
 import { andFilters } from '../../query/filters'
@@ -144,7 +144,8 @@ async function watch(
     ]
   })
   let stop = () => {}
-  const stream = latestValueStream<ExecutionResult>(() => stop())
+  // A stream of states: the newest result replaces one the client has not read yet.
+  const stream = eventStream<ExecutionResult>(1, 'replace', () => stop())
   try {
     const scope = await liveScope(root.resource, params, (resource) => resourceService(options.app, resource))
     const filter = rootFilter(root.resource, values)
