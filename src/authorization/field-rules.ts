@@ -1,6 +1,7 @@
 import { GeneralError } from '@feathersjs/errors'
 import { withoutFields } from '../common/without-fields'
 import type { ResolvedField, ResolvedResource } from '../resource/resolved'
+import { reachableResources } from '../resource/reachable'
 import type { ResourceParams, ResourceRecord } from '../model/records'
 import { FIELD_USES, type FieldRules, type FieldUse } from '../resource/field-rules-option'
 
@@ -92,17 +93,7 @@ const evaluated = new WeakMap<object, Map<ResolvedResource, Promise<CallerAccess
  * call, so that every check after that is synchronous.
  */
 export function ruledResources(resource: ResolvedResource): ResolvedResource[] {
-  const seen = new Set<ResolvedResource>()
-  const visit = (current: ResolvedResource) => {
-    if (seen.has(current)) return
-    seen.add(current)
-    for (const relation of [...current.one, ...current.many]) {
-      visit(relation.target)
-      if (relation.kind === 'many' && relation.through) visit(relation.through.resource)
-    }
-  }
-  visit(resource)
-  return [...seen].filter((reached) => reached.definition.fieldRules)
+  return reachableResources(resource).filter((reached) => reached.definition.fieldRules)
 }
 
 const reachable = new WeakMap<ResolvedResource, ResolvedResource[]>()

@@ -4,21 +4,7 @@ import type { Filter } from '../model/query'
 import type { ResourceService } from '../service/resource-service'
 import { callerOf } from '../authorization/read-scope'
 import { callerAccess } from '../authorization/field-rules'
-
-/** Every resource a question on `root` can read: the root and what its relations reach. */
-function reachableResources(root: ResolvedResource): ResolvedResource[] {
-  const seen = new Set<ResolvedResource>()
-  const visit = (resource: ResolvedResource) => {
-    if (seen.has(resource)) return
-    seen.add(resource)
-    for (const relation of [...resource.one, ...resource.many]) {
-      visit(relation.target)
-      if (relation.kind === 'many' && relation.through) visit(relation.through.resource)
-    }
-  }
-  visit(root)
-  return [...seen]
-}
+import { reachableResources } from '../resource/reachable'
 
 /**
  * What a caller may read of every resource a question on `root` can reach: each one's read scope (its guards,
