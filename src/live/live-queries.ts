@@ -3,7 +3,7 @@ import type { HookContext } from '@feathersjs/feathers'
 import { TooManyRequests } from '@feathersjs/errors'
 import { ConcurrencyLimit } from '../graphql/fields/concurrency'
 import { WRITE_EVENTS } from '../feathers/external-records'
-import { writtenRecords } from '../service/written-records'
+import { fullRecord } from '../service/written-records'
 import type { ResourceRecord } from '../model/records'
 import type { ResolvedResource } from '../resource/resolved'
 import { LiveGroup } from './live-group'
@@ -167,9 +167,7 @@ export class LiveQueries {
     } else if (event !== WRITE_EVENTS.create && event !== WRITE_EVENTS.remove) {
       return true
     }
-    const id = resource.idField.name
-    const record =
-      writtenRecords(context).find((written) => written && String(written[id]) === String(data?.[id])) ?? data
+    const record = fullRecord(resource, data, context)
     return !certainlyOutside(resource, record, filter, this.binaryText(resource))
   }
 
