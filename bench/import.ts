@@ -84,8 +84,9 @@ async function measureServer(url: string, db: Knex) {
   try {
     const idle = rssOf(child.pid!)
     const sampler = sampleRss(child.pid!)
-    // Node cuts a request still arriving after its requestTimeout (5 minutes) with a 408, as a client would
-    // see it: the same body under the same key goes on after what committed.
+    // The upload is read ahead of the writes, so it arrives within Node's requestTimeout (5 minutes); one
+    // held back longer (past import.readAheadBytes) is cut with a 408, and the same body under the same key
+    // goes on after what committed, as a client would resume it. The table counts such resumes.
     const headers = { 'idempotency-key': `bench-whole-${Date.now()}` }
     let seconds = 0
     let imported = 0

@@ -25,7 +25,8 @@ export const DEFAULTS = Object.freeze({
     maxBytes: 2 ** 30,
     maxRows: 10_000_000,
     maxLineBytes: 2 ** 20,
-    maxErrors: 1000
+    maxErrors: 1000,
+    readAheadBytes: 2 ** 28
   }),
   /** `sqlite.busyTimeout`: how long a write on SQLite waits for another process's lock, in milliseconds. */
   sqliteBusyTimeout: 5000,

@@ -201,6 +201,12 @@ export interface ImportOptions {
   maxRowsPerSecond?: number
   /** Line errors a report lists (default 1000); the counts go on. */
   maxErrors?: number
+  /**
+   * How far `POST /{basePath}/import` reads the upload ahead of the writes, into a temporary file (default
+   * 256 MiB; 0: no further than the writes). The upload then arrives at the network's pace, within Node's
+   * `server.requestTimeout`, however long the writes take.
+   */
+  readAheadBytes?: number
   description?: string
 }
 

@@ -188,9 +188,12 @@ const EXPORT_DATE_FORMATS: ExportDateFormat[] = ['iso', 'spreadsheet']
 
 function resolveImportSettings(definition: ResourceDefinition): ImportSettings {
   const given = definition.import ?? {}
-  const setting = (name: keyof typeof DEFAULTS.import) =>
+  const setting = (name: Exclude<keyof typeof DEFAULTS.import, 'readAheadBytes'>) =>
     positiveInteger(definition, `import.${name}`, given[name] ?? DEFAULTS.import[name])
-  const { maxRowsPerSecond } = given
+  const { maxRowsPerSecond, readAheadBytes = DEFAULTS.import.readAheadBytes } = given
+  if (!Number.isInteger(readAheadBytes) || readAheadBytes < 0) {
+    throw new ConfigurationError(`${definition.name}: import.readAheadBytes must be an integer of 0 or more`)
+  }
   if (maxRowsPerSecond !== undefined && !(maxRowsPerSecond > 0)) {
     throw new ConfigurationError(`${definition.name}: import.maxRowsPerSecond must be a positive number`)
   }
@@ -200,7 +203,8 @@ function resolveImportSettings(definition: ResourceDefinition): ImportSettings {
     maxRows: setting('maxRows'),
     maxLineBytes: setting('maxLineBytes'),
     maxErrors: setting('maxErrors'),
-    maxRowsPerSecond: maxRowsPerSecond ?? Infinity
+    maxRowsPerSecond: maxRowsPerSecond ?? Infinity,
+    readAheadBytes
   }
 }
 

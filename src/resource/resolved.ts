@@ -158,6 +158,7 @@ export interface ImportSettings {
   /** Infinity without a cap. */
   maxRowsPerSecond: number
   maxErrors: number
+  readAheadBytes: number
 }
 
 export interface ReadBatches {

@@ -6,13 +6,14 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import type { Context } from '../common/koa'
 import { PayloadTooLarge, UnsupportedMediaType } from '../common/errors'
 import { logFailure, loggerOf } from '../common/logger'
-import type { ResolvedResource } from '../resource/resolved'
+import type { ImportSettings, ResolvedResource } from '../resource/resolved'
 import { resourceService } from '../service/resource-service'
 import { externalCall } from '../feathers/external-call'
 import { IMPORT_STREAM, type ImportData, type ImportFormat, type ImportStream } from '../import/import-call'
 import { reportCsv, reportHeaders, type ImportProgressEvent, type ImportReport } from '../import/report'
 import { restParams } from './params'
 import { importMediaType, importPath } from './import-body'
+import { readAhead } from './read-ahead'
 
 const FORMATS: Record<string, ImportFormat> = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson' }
 
@@ -36,11 +37,11 @@ function formatOf(ctx: Context): ImportFormat {
 }
 
 /**
- * The body as a stream of its bytes: inflated by its Content-Encoding (gzip, deflate, br), counted, and a
- * 413 once past `maxBytes`. Read only as fast as the import takes it: while a batch is written the request
- * is paused, so memory holds a batch, not the file.
+ * The body as a stream of its bytes: inflated by its Content-Encoding (gzip, deflate, br), counted, a 413 once
+ * past `maxBytes`, and read up to `readAheadBytes` ahead of the import into a temporary file (`readAhead`).
+ * Beyond that the request is paused while a batch is written: memory holds a batch, not the file.
  */
-function bodyOf(ctx: Context, maxBytes: number) {
+function bodyOf(ctx: Context, { maxBytes, readAheadBytes }: ImportSettings) {
   const encoding = (ctx.get('content-encoding') || 'identity').toLowerCase()
   const decoder = DECODERS[encoding]
   if (!decoder && encoding !== 'identity') {
@@ -60,12 +61,18 @@ function bodyOf(ctx: Context, maxBytes: number) {
   const stages: Array<NodeJS.ReadableStream | NodeJS.WritableStream> = [ctx.req]
   if (decoder) stages.push(decoder())
   stages.push(counter)
-  const body = (pipeline as (...streams: unknown[]) => Readable)(...stages, () => {})
-  return {
-    body,
-    bytesRead: () => bytes,
-    bytesTotal: !decoder && Number.isFinite(declared) ? declared : undefined
-  }
+  const arriving = (pipeline as (...streams: unknown[]) => Readable)(...stages, () => {})
+  const bytesTotal = !decoder && Number.isFinite(declared) ? declared : undefined
+  if (readAheadBytes === 0) return { body: arriving, bytesRead: () => bytes, bytesTotal }
+  const { body, taken } = readAhead(arriving, readAheadBytes)
+  return { body, bytesRead: taken, bytesTotal }
+}
+
+/** A client that closes its connection before the answer stops its import at the next line it reads. */
+function stopWhenClientLeaves(ctx: Context, body: Readable) {
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) body.destroy(new Error('The client closed the connection'))
+  })
 }
 
 function tooLarge(maxBytes: number) {
@@ -111,7 +118,8 @@ function eventStream(
   }
   run(progress)
     .then((report) => send('report', report))
-    .catch((error: unknown) => send('error', errorJson(ctx, error)))
+    // A client that went away hears nothing more, and its leaving is no server failure to log.
+    .catch((error: unknown) => ctx.res.destroyed || send('error', errorJson(ctx, error)))
     .finally(() => events.end())
   ctx.status = 200
   ctx.type = 'text/event-stream'
@@ -131,7 +139,8 @@ export function importRoute(router: Router, app: Application, resource: Resolved
   router.post(importPath(resource), async (ctx: Context) => {
     const format = formatOf(ctx)
     const answer = ctx.accepts('application/json', 'text/csv', 'text/event-stream')
-    const { body, bytesRead, bytesTotal } = bodyOf(ctx, resource.importSettings.maxBytes)
+    const { body, bytesRead, bytesTotal } = bodyOf(ctx, resource.importSettings)
+    stopWhenClientLeaves(ctx, body)
     const service = resourceService(app, resource)
     const call = (progress?: (event: ImportProgressEvent) => void) => {
       const params = restParams(ctx)

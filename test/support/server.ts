@@ -1,6 +1,6 @@
 import type { Application } from '@feathersjs/koa'
 import type { Knex } from 'knex'
-import type { Server } from 'node:http'
+import { createServer, type Server, type ServerOptions } from 'node:http'
 import { createApp } from '../../example/app'
 import {
   createTestDatabase,
@@ -34,13 +34,24 @@ export type AppFactory = (databaseUrl: string) => Promise<{ app: Application; db
 
 export const exampleApp: AppFactory = (databaseUrl) => createApp({ databaseUrl })
 
+/** The app's server, as `app.listen` makes it, or with Node's `options` (its timeouts, say). */
+async function listen(app: Application, options?: ServerOptions): Promise<Server> {
+  if (!options) return app.listen(0)
+  const server = createServer(options, app.callback())
+  await new Promise<void>((resolve) => server.listen(0, resolve))
+  ;(app as { server?: Server }).server = server
+  await app.setup(server)
+  return server
+}
+
 export async function startServer(
   database: DatabaseName,
-  factory: AppFactory = exampleApp
+  factory: AppFactory = exampleApp,
+  serverOptions?: ServerOptions
 ): Promise<TestServer> {
   const testDatabase: TestDatabase = await createTestDatabase(database)
   const { app, db } = await factory(testDatabase.url)
-  const server: Server = await app.listen(0)
+  const server = await listen(app, serverOptions)
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   const baseUrl = `http://127.0.0.1:${port}`
@@ -80,11 +91,15 @@ export async function startServer(
  * Declares hooks that start a fresh server on `database` before the enclosing suite's tests and close it after
  * them; `env.server` is that server.
  */
-export function serverOn(database: DatabaseName, factory: AppFactory = exampleApp) {
+export function serverOn(
+  database: DatabaseName,
+  factory: AppFactory = exampleApp,
+  serverOptions?: ServerOptions
+) {
   const env = {} as { server: TestServer }
   before(async function () {
     this.timeout(60000)
-    env.server = await startServer(database, factory)
+    env.server = await startServer(database, factory, serverOptions)
   })
   after(async () => {
     await env.server?.close()
@@ -99,11 +114,12 @@ export function serverOn(database: DatabaseName, factory: AppFactory = exampleAp
 export function forEachDatabase(
   title: string,
   suite: (env: { readonly server: TestServer }) => void,
-  factory: AppFactory = exampleApp
+  factory: AppFactory = exampleApp,
+  serverOptions?: ServerOptions
 ) {
   for (const database of databaseNames) {
     describe(`${title} [${databaseLabel(database)}]`, function () {
-      suite(serverOn(database, factory))
+      suite(serverOn(database, factory, serverOptions))
     })
   }
 }
