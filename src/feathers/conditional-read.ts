@@ -3,6 +3,7 @@ import type { Context } from '../common/koa'
 import type { ResourceCachingOptions } from '../resource/definition'
 import { DEFAULTS } from '../resource/defaults'
 import { writeGenerationOf } from './write-generation'
+import { BoundedCache } from '../common/bounded-cache'
 
 /** How reads answer conditional requests (`ETag`, `If-None-Match`), for the whole application. */
 export interface CachingOptions {
@@ -24,6 +25,19 @@ export interface ResolvedCaching {
   enabled: boolean
   cacheControl: string
   ignoreHeaders: ReadonlySet<string>
+  /** The header shapes seen, by the answering header names in the order a request carried them. */
+  headerShapes: BoundedCache<HeaderShape>
+}
+
+/**
+ * The headers that may change a read's answer, as requests of one client carry them (the same names in the
+ * same order): their names sorted, and the `Vary` that names them, made once rather than per request.
+ */
+interface HeaderShape {
+  names: string[]
+  /** The names sorted, joined by commas (which no header name holds). */
+  key: string
+  vary: string
 }
 
 /** Headers that say nothing about what a read answers, only about the connection, the cache or a trace. */
@@ -50,6 +64,11 @@ const IGNORED_HEADERS = [
 
 /** Always named in `Vary`: who asks and in which form decide the answer even when a request lacks them. */
 const ALWAYS_VARY = ['Accept', 'Authorization', 'Cookie']
+const ALWAYS_VARIED = new Set(ALWAYS_VARY.map((name) => name.toLowerCase()))
+
+/** Header shapes kept per caching setting: clients choose header names, so their number and size are bounded. */
+const MAX_HEADER_SHAPES = 200
+const MAX_HEADER_SHAPES_WEIGHT = 2 ** 20
 
 /** Whether a resource's reads are cached: its own choice, else the application's, else the default. */
 export const cachingEnabled = (app: CachingOptions | undefined, resource?: ResourceCachingOptions) =>
@@ -65,24 +84,25 @@ export function resolveCaching(
     ignoreHeaders: new Set([
       ...IGNORED_HEADERS,
       ...(app?.ignoreHeaders ?? []).map((name) => name.toLowerCase())
-    ])
+    ]),
+    headerShapes: new BoundedCache(MAX_HEADER_SHAPES, MAX_HEADER_SHAPES_WEIGHT, (shape) => shape.key.length)
   }
 }
 
-/** The request's headers that may change its answer (every one not ignored), sorted by name. */
-function answeringHeaders(ctx: Context, caching: ResolvedCaching) {
-  const headers = ctx.req.headers
-  const answering: Array<[string, string | string[] | undefined]> = []
-  for (const name in headers) if (!caching.ignoreHeaders.has(name)) answering.push([name, headers[name]])
-  return answering.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-}
-
 /**
- * The `Vary` of an answer whose tag does not hash the headers (a versioned record's): every header it may
- * depend on, so that a cache keeps one copy per caller and never revalidates one caller's copy for another.
+ * The shape of the request's headers that may change its answer (every one not ignored). Its `vary` is what
+ * an answer names in `Vary`, so that a cache keeps one copy per caller and never revalidates one caller's copy
+ * for another.
  */
-export const answeringHeaderNames = (ctx: Context, caching: ResolvedCaching) =>
-  answeringHeaders(ctx, caching).map(([name]) => name)
+export function answeringHeaders(ctx: Context, caching: ResolvedCaching): HeaderShape {
+  let arrived = ''
+  for (const name in ctx.req.headers) if (!caching.ignoreHeaders.has(name)) arrived += `${name},`
+  return caching.headerShapes.get(arrived, () => {
+    const names = arrived.split(',').slice(0, -1).sort()
+    const varied = names.filter((name) => !ALWAYS_VARIED.has(name))
+    return { names, key: names.join(','), vary: [...ALWAYS_VARY, ...varied].join(', ') }
+  })
+}
 
 /**
  * The validator of a read: the request (path, query string; a GraphQL GET carries its document, variables
@@ -96,10 +116,11 @@ export const answeringHeaderNames = (ctx: Context, caching: ResolvedCaching) =>
  */
 function readValidator(ctx: Context, caching: ResolvedCaching) {
   const generation = writeGenerationOf(ctx.app)
-  const headers = answeringHeaders(ctx, caching)
+  const shape = answeringHeaders(ctx, caching)
+  const headers = ctx.req.headers
   let caller: string
   try {
-    caller = JSON.stringify([headers, ctx.feathers ?? null])
+    caller = JSON.stringify([shape.key, shape.names.map((name) => headers[name]), ctx.feathers ?? null])
   } catch {
     return undefined
   }
@@ -107,7 +128,7 @@ function readValidator(ctx: Context, caching: ResolvedCaching) {
     JSON.stringify([generation.epoch, generation.current(), ctx.path, ctx.querystring]) + caller
   )
   // Weak: the same data may go out in several content codings (a compression middleware keeps the tag).
-  return { etag: `W/"${digest}"`, vary: headers.map(([name]) => name) }
+  return { etag: `W/"${digest}"`, shape }
 }
 
 /**
@@ -141,12 +162,13 @@ function expiredToken(ctx: Context) {
   }
 }
 
-/** A tagged answer's `ETag`, `Cache-Control` and `Vary` (who asks and in which form, and `vary`). */
-export function tag(ctx: Context, caching: ResolvedCaching, etag: string, vary: string[] = []) {
+/** A tagged answer's `ETag`, `Cache-Control` and `Vary` (who asks and in which form, and the `shape`'s). */
+export function tag(ctx: Context, caching: ResolvedCaching, etag: string, shape: HeaderShape) {
   ctx.set('ETag', etag)
   ctx.set('Cache-Control', caching.cacheControl)
-  // One call: `vary` parses the header it appends to on each.
-  ctx.vary(vary.length ? [...ALWAYS_VARY, ...vary] : ALWAYS_VARY)
+  // Appended to a `Vary` the application's middleware set (CORS's `Origin`, say); else set whole.
+  if (ctx.response.get('Vary')) ctx.vary([...ALWAYS_VARY, ...shape.names])
+  else ctx.set('Vary', shape.vary)
 }
 
 /**
@@ -170,10 +192,10 @@ export async function conditionalRead(
   }
   const ifNoneMatch = ctx.get('if-none-match')
   if (ifNoneMatch && listsTag(ifNoneMatch, validator.etag) && !expiredToken(ctx)) {
-    tag(ctx, caching, validator.etag, validator.vary)
+    tag(ctx, caching, validator.etag, validator.shape)
     ctx.status = 304
     return
   }
   await answer()
-  if (ctx.status === 200 && succeeded()) tag(ctx, caching, validator.etag, validator.vary)
+  if (ctx.status === 200 && succeeded()) tag(ctx, caching, validator.etag, validator.shape)
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../common/koa'
 import type { ResourceRecord } from '../model/records'
 import type { ResolvedResource } from '../resource/resolved'
-import { answeringHeaderNames, listsTag, tag, type ResolvedCaching } from '../feathers/conditional-read'
+import { answeringHeaders, listsTag, tag, type ResolvedCaching } from '../feathers/conditional-read'
 import { versionTag } from '../service/record-version'
 
 /** The entity tag of a record of a versioned resource, when the answer holds its version. */
@@ -34,7 +34,7 @@ export async function versionedRead(
   const etag = caching.enabled ? tagRecord(ctx, resource, record) : undefined
   if (etag) {
     // The version is the same for every caller; what a caller is shown of it may depend on any header.
-    tag(ctx, caching, etag, answeringHeaderNames(ctx, caching))
+    tag(ctx, caching, etag, answeringHeaders(ctx, caching))
     if (listsTag(ctx.get('if-none-match'), etag)) {
       ctx.status = 304
       return
