@@ -3,7 +3,7 @@ import { getServiceOptions } from '@feathersjs/feathers'
 import type { Application } from '@feathersjs/koa'
 import type { Context, Next } from '../common/koa'
 import type { ResolvedResource } from '../resource/resolved'
-import { restRouter } from '../rest/router'
+import { restRouter, routesBehindFeathers } from '../rest/router'
 import { graphqlMiddleware } from '../graphql/execution/endpoint'
 import { openApiDocument } from '../openapi/document'
 import { openApiMiddleware } from '../openapi/middleware'
@@ -65,14 +65,14 @@ export function buildSurfaces(
     const routes = new Map(
       resources.map((resource) => [
         resource,
-        restRouter(app, resource, true, options.caching).routes() as never as Middleware
+        routesBehindFeathers(resource, restRouter(app, resource, true, options.caching)) as Middleware
       ])
     )
     surfaces.routesOf = (resource) => routes.get(resource)!
   } else {
     // Without Feathers' REST transport the spec's routes are the application's own middleware.
     for (const resource of resources) {
-      const router = restRouter(app, resource, false, options.caching)
+      const { router } = restRouter(app, resource, false, options.caching)
       shared.push(
         router.routes() as never,
         router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }) as never

@@ -41,13 +41,20 @@ export function deletePath(resource: ResolvedResource) {
   return memberPath(resource, resource.definition.delete?.one?.path, 'delete.one')
 }
 
+/** The two reads every resource has, as the routes `GET /{basePath}` and `GET /{basePath}/:id` run them. */
+export interface ResourceReads {
+  list: (ctx: Context, next: Next) => unknown
+  /** Reads `ctx.params.id`. */
+  get: (ctx: Context, next: Next) => unknown
+}
+
 function resourceRoutes(
   router: Router,
   app: Application,
   resource: ResolvedResource,
   feathersRest: boolean,
   appCaching: CachingOptions | undefined
-) {
+): ResourceReads {
   const service = () => resourceService(app, resource)
   const caching = resolveCaching(appCaching, resource.definition.caching)
   // A read in the spec's dialect answers `If-None-Match` before anything runs (see `conditionalRead`).
@@ -83,7 +90,8 @@ function resourceRoutes(
   // Likewise `aggregate`, where the resource has aggregates; elsewhere it stays an id like any other.
   if (resource.aggregateEnabled) aggregateRoute(router, app, resource, caching)
 
-  router.get(base, spec(true, read(listHandler(resource, service, serialize))))
+  const list = spec(true, read(listHandler(resource, service, serialize)))
+  router.get(base, list)
 
   // Feathers' REST transport would take a POST to a record's path for a create; neither dialect means that.
   router.post(`${base}/:id`, async () => {
@@ -92,17 +100,15 @@ function resourceRoutes(
 
   const get = async (ctx: Context) =>
     (await externalCall(service(), 'get', [idOf(ctx), restParams(ctx)])) as ResourceRecord
-  router.get(
-    `${base}/:id`,
-    spec(
-      false,
-      resource.version
-        ? (ctx) => versionedRead(ctx, resource, caching, () => get(ctx), serialize)
-        : read(async (ctx) => {
-            ctx.body = serialize(await get(ctx))
-          })
-    )
+  const getOne = spec(
+    false,
+    resource.version
+      ? (ctx) => versionedRead(ctx, resource, caching, () => get(ctx), serialize)
+      : read(async (ctx) => {
+          ctx.body = serialize(await get(ctx))
+        })
   )
+  router.get(`${base}/:id`, getOne)
 
   const create = spec(false, async (ctx) => {
     requireJsonObject(ctx)
@@ -152,6 +158,7 @@ function resourceRoutes(
   if (definition.delete?.disabled)
     router.delete(deletePath(resource), disabled(`Deleting ${resource.name} records`, 'delete'))
   else router.delete(deletePath(resource), remove)
+  return { list, get: getOne }
 }
 
 /** GET at the base path: a page of records `{ pageInfo, nodes, totalCount? }`, or every one as an array. */
@@ -226,12 +233,52 @@ export function restRouter(
   router.use(requestTelemetry({ surface: 'rest', route: matchedRoute }) as never)
   // Behind Feathers' REST transport the service's own middleware checks the query string (see the plugin).
   if (!feathersRest) router.use(checkQueryString)
-  resourceRoutes(router, app, resource, feathersRest, caching)
-  return router
+  const reads = resourceRoutes(router, app, resource, feathersRest, caching)
+  return { router, reads }
 }
 
 /** The template of the route @koa/router matched (`/todo-items/:id`). */
 function matchedRoute(ctx: Context) {
   const route = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute
   return typeof route === 'string' ? route : undefined
+}
+
+/** What Feathers' REST transport found for the request's path: the service, and the id after its path. */
+interface FeathersLookup {
+  params?: { __id?: string }
+}
+
+/**
+ * The resource's routes behind Feathers' REST transport, whose lookup has already found the service and the
+ * id: its reads (`GET`, `HEAD` of the list and of a record, the most frequent requests) are answered from the
+ * lookup, not routed a second time; every other request goes through `router`.
+ */
+export function routesBehindFeathers(
+  resource: ResolvedResource,
+  { router, reads }: ReturnType<typeof restRouter>
+) {
+  const routes = router.routes() as never as (ctx: Context, next: Next) => unknown
+  const base = `/${resource.basePath}`
+  const templates = { list: base, get: `${base}/:id` }
+  // The words after the base path that name a route of their own rather than a record.
+  const named = new Set(['export', ...(resource.aggregateEnabled ? ['aggregate'] : [])])
+  const list = requestTelemetry({ surface: 'rest', route: () => templates.list }, reads.list as never)
+  const get = requestTelemetry({ surface: 'rest', route: () => templates.get }, reads.get as never)
+  return (ctx: Context, next: Next) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return routes(ctx, next)
+    const id = (ctx as Context & { lookup?: FeathersLookup }).lookup?.params?.__id
+    if (id === undefined) return list(ctx, next)
+    if (named.has(id)) return routes(ctx, next)
+    ctx.params = { id: decodedSegment(id) }
+    return get(ctx, next)
+  }
+}
+
+/** A path segment percent-decoded as @koa/router decodes its parameters: as it is when it does not decode. */
+function decodedSegment(segment: string) {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
 }

@@ -21,38 +21,49 @@ const passOn: Handler = (_ctx, next) => next()
  * and described as OpenTelemetry's HTTP conventions say, and the request counted. Neither without a
  * registered SDK, and then no closure or object is made either.
  */
-export function requestTelemetry(options: RequestTelemetry, handle: Handler = passOn) {
-  return async (ctx: Context, next: Next) => {
+export function requestTelemetry(options: RequestTelemetry, handle: Handler = passOn): Handler {
+  // Not async itself: without an SDK a request pays for no promise of its own here.
+  return (ctx: Context, next: Next) => {
     const traced = tracing()
-    if (!traced && !metering()) return handle(ctx, next)
-    const started = performance.now()
-    const method = ctx.method
-    const span = traced
-      ? tracer.startSpan(options.spanName ?? method, {
-          // Under an HTTP server span of the application's own instrumentation this one is not the server's.
-          kind: trace.getActiveSpan() ? SpanKind.INTERNAL : SpanKind.SERVER,
-          attributes: { 'http.request.method': method }
-        })
-      : undefined
-    let failure: unknown
-    try {
-      await (span
-        ? context.with(trace.setSpan(context.active(), span), handle, undefined, ctx, next)
-        : handle(ctx, next))
-    } catch (error) {
-      failure = error
-      throw error
-    } finally {
-      const status = failure === undefined ? ctx.status : statusOf(failure)
-      const route = options.route(ctx)
-      const attributes: Attributes = { 'http.request.method': method, 'http.response.status_code': status }
-      if (route !== undefined) attributes['http.route'] = route
-      const { requests, requestDuration } = instruments()
-      requestDuration.record((performance.now() - started) / 1000, attributes)
-      requests.add(1, { ...attributes, 'feathers_query.surface': options.surface })
-      if (span)
-        endRequestSpan(span, attributes, options.spanName ? undefined : `${method} ${route ?? ''}`.trim())
-    }
+    return traced || metering() ? observed(options, handle, traced, ctx, next) : handle(ctx, next)
+  }
+}
+
+/** `handle` in the request's span (when `traced`), its duration and count recorded. */
+async function observed(
+  options: RequestTelemetry,
+  handle: Handler,
+  traced: boolean,
+  ctx: Context,
+  next: Next
+) {
+  const started = performance.now()
+  const method = ctx.method
+  const span = traced
+    ? tracer.startSpan(options.spanName ?? method, {
+        // Under an HTTP server span of the application's own instrumentation this one is not the server's.
+        kind: trace.getActiveSpan() ? SpanKind.INTERNAL : SpanKind.SERVER,
+        attributes: { 'http.request.method': method }
+      })
+    : undefined
+  let failure: unknown
+  try {
+    await (span
+      ? context.with(trace.setSpan(context.active(), span), handle, undefined, ctx, next)
+      : handle(ctx, next))
+  } catch (error) {
+    failure = error
+    throw error
+  } finally {
+    const status = failure === undefined ? ctx.status : statusOf(failure)
+    const route = options.route(ctx)
+    const attributes: Attributes = { 'http.request.method': method, 'http.response.status_code': status }
+    if (route !== undefined) attributes['http.route'] = route
+    const { requests, requestDuration } = instruments()
+    requestDuration.record((performance.now() - started) / 1000, attributes)
+    requests.add(1, { ...attributes, 'feathers_query.surface': options.surface })
+    if (span)
+      endRequestSpan(span, attributes, options.spanName ? undefined : `${method} ${route ?? ''}`.trim())
   }
 }
 
