@@ -62,6 +62,15 @@ const scenarios: Scenario[] = [
     bare: { method: 'GET', path: '/graphql-one' }
   },
   {
+    // The same request as the bare handler's, a GET with no body: GraphQL over HTTP's GET, cacheable.
+    name: 'GraphQL todoItem(id: 42) over GET',
+    ours: {
+      method: 'GET',
+      path: `/graphql?query=${encodeURIComponent('{ todoItem(id: 42) { id title } }')}`
+    },
+    bare: { method: 'GET', path: '/graphql-one' }
+  },
+  {
     name: 'GraphQL list, 25, 5 fields',
     ours: graphql(
       '{ todoItems(paging: {first: 25}, filter: {completed: {is: false}}) ' +
