@@ -7,8 +7,12 @@ import { tracer, tracing } from '../telemetry/telemetry'
  * and its hooks run, so that the statements it runs nest under it, and it under the request's span. None
  * without a registered SDK.
  */
-export async function serviceSpan(hookContext: HookContext, next: NextFunction) {
-  if (!tracing()) return next()
+export function serviceSpan(hookContext: HookContext, next: NextFunction) {
+  // Not async itself: without an SDK a call pays for no promise of its own here.
+  return tracing() ? spanned(hookContext, next) : next()
+}
+
+async function spanned(hookContext: HookContext, next: NextFunction) {
   const { path, method } = hookContext
   const span = tracer.startSpan(`${path}.${method}`, {
     kind: SpanKind.INTERNAL,

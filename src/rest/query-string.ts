@@ -25,7 +25,7 @@ function refusePrototypeKeys(name: string) {
  * name they drop (`refusePrototypeKeys`). Either way a filter would silently be left out or changed; a 400
  * says so instead.
  */
-export async function checkQueryString(ctx: Context, next: Next) {
+export function checkQueryString(ctx: Context, next: Next) {
   const text = ctx.querystring
   if (text) {
     const parameters = text.split('&').filter((parameter) => parameter !== '')

@@ -25,7 +25,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH'])
  * carries a JSON object (or, for a multi create, a list). Without it Feathers would call the method with no
  * data (a body in another media type is not parsed), and a multi patch would stamp every record it reaches.
  */
-export async function requireJsonWrites(ctx: Context, next: () => Promise<unknown>) {
+export function requireJsonWrites(ctx: Context, next: () => Promise<unknown>) {
   // An import's body is CSV or NDJSON, which its route streams.
   if (WRITES.has(ctx.method) && !isImportRequest(ctx)) {
     requireJsonMedia(ctx)
