@@ -18,7 +18,7 @@ const CSV =
  * A proxy in front of the example app that breaks the first import upload it passes: after `cutAfter` bytes
  * of the request body reached the server, both connections are destroyed, as a dropped network would.
  */
-async function cuttingProxy(target: string, cutAfter: number) {
+async function cuttingProxy(target: string, cutAfter: number, beforeCut: () => Promise<void>) {
   const imports: string[] = []
   const server = http.createServer((request, response) => {
     const importing = request.method === 'POST' && /\/import(\?|$)/.test(request.url ?? '')
@@ -40,10 +40,10 @@ async function cuttingProxy(target: string, cutAfter: number) {
       sent += chunk.length
       if (sent >= cutAfter) {
         // Give the server the part, then drop both sides.
-        setTimeout(() => {
+        void beforeCut().finally(() => {
           upstream.destroy()
           request.socket.destroy()
-        }, 100)
+        })
       }
     })
   })
@@ -132,7 +132,12 @@ describe('Home page: import with a progress bar, resumed after a cut, in Chromiu
   })
 
   it('sends a dropped upload again under its key: every line once, no duplicate, no gap', async () => {
-    const proxy = await cuttingProxy(server.baseUrl, 40_000)
+    // Cut once the server has committed a batch of the part it got.
+    const proxy = await cuttingProxy(server.baseUrl, 40_000, async () => {
+      for (let tries = 0; tries < 500 && (await titles()).length === 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+    })
     try {
       const page = await (await browser.newContext()).newPage()
       await page.goto(`${proxy.origin}/`)

@@ -48,7 +48,7 @@ const importingApp =
   }
 
 /** The read-ahead files in the temporary folder. */
-const readAheadFiles = () => readdirSync(tmpdir()).filter((name) => name.startsWith('capacitor-'))
+const readAheadFiles = () => readdirSync(tmpdir()).filter((name) => name.startsWith('feathers-query-import-'))
 
 async function rowCount(server: TestServer) {
   const [row] = await server.db('todo_items').count({ count: '*' })
@@ -76,6 +76,26 @@ forEachDatabase(
       assert.ok(performance.now() - started > 2500, 'the writes outlast the request timeout')
       assert.equal(await rowCount(env.server), LINES)
       assert.deepEqual(readAheadFiles(), before)
+    })
+
+    it('closes the read-ahead of an import refused before it read its body', async function () {
+      if (process.platform !== 'linux') this.skip()
+      const openFiles = () => readdirSync('/proc/self/fd').length
+      const before = openFiles()
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const refused = await env.server.http(
+          'POST',
+          '/todo-items/import?dryRun=true',
+          paddedChunks().join(''),
+          {
+            ...csvHeaders,
+            'idempotency-key': 'dry'
+          }
+        )
+        assert.equal(refused.status, 400, refused.text)
+      }
+      await sleep(200)
+      assert.ok(openFiles() <= before + 1, `${openFiles() - before} more files open`)
     })
 
     it('stops the import of a client that left: what committed stays, nothing more is written', async () => {

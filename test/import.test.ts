@@ -402,7 +402,7 @@ forEachDatabase(
       assert.equal(declared.status, 413)
       assert.equal((await stored(env.server)).length, 0)
       const rows = await env.server.http('POST', '/todo-items/import', HEADER + numberedCsv(21), csvHeaders)
-      assert.equal(rows.status, 413)
+      assert.equal(rows.status, 413, rows.text)
       assert.match(rows.body.message, /at most 20 records/)
       // What committed before the limit stays, and the report says so.
       assert.deepEqual([rows.body.data.report.lines, rows.body.data.report.imported], [21, 20])

@@ -149,11 +149,16 @@ export function importRoute(router: Router, app: Application, resource: Resolved
       const stream: ImportStream = { bytesRead, bytesTotal, progress }
       ;(params as Record<symbol, unknown>)[IMPORT_STREAM] = stream
       const data: ImportData = { body, format }
-      return externalCall(service, 'import', [data, params]).catch((error: unknown) => {
-        // The rest of a body the import stopped reading is not read: the connection closes after the answer.
-        if (!ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close')
-        throw error
-      }) as Promise<ImportReport>
+      return externalCall(service, 'import', [data, params])
+        .catch((error: unknown) => {
+          // The rest of a body the import stopped reading is not read: the connection closes after the answer.
+          if (!ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close')
+          throw error
+        })
+        .finally(() => {
+          // A call refused before it read the body (a hook, a guard) leaves it, and its read-ahead file, unread.
+          if (!body.destroyed) body.destroy()
+        }) as Promise<ImportReport>
     }
     ctx.vary('Accept')
     if (answer === 'text/event-stream') return eventStream(ctx, call)
