@@ -15,8 +15,9 @@ import { Readable, Writable, pipeline } from 'node:stream'
  * is in the file. (fs-capacitor, which does this, could end its reader early in its last CommonJS release,
  * 6.2: a read that found no bytes, then a write and the end before its callback, made it end without them.)
  * A body that fails (a cut upload, a 413) fails the consumer after the bytes that came before it, never with
- * an end that would make a cut line look whole; a consumer that stops early stops the upload. The file is removed from its folder as soon as it is open (where the system allows: elsewhere when
- * the consumer closes), so that nothing is left behind even by a process that dies.
+ * an end that would make a cut line look whole; a consumer that stops early stops the upload. The file is
+ * removed from its folder as soon as it is open (where the system allows; elsewhere when the consumer closes),
+ * so that nothing is left behind even by a process that dies.
  *
  * `taken()` is the bytes the consumer has read, for its progress.
  */
@@ -38,7 +39,7 @@ export function readAhead(body: Readable, limit: number) {
   /** The reader waiting for bytes, the end or a failure. */
   let waiting: (() => void) | undefined
   /** The writer waiting for the reader to fall within `limit`. */
-  let held: (() => void) | undefined
+  let held: ((error?: Error | null) => void) | undefined
   const wake = () => {
     const reader = waiting
     waiting = undefined
@@ -52,7 +53,7 @@ export function readAhead(body: Readable, limit: number) {
         .then(() => {
           written += chunk.length
           wake()
-          if (written - taken > limit) held = () => done()
+          if (written - taken > limit) held = done
           else done()
         }, done)
     },

@@ -259,11 +259,17 @@ export function routesBehindFeathers(
 ) {
   const routes = router.routes() as never as (ctx: Context, next: Next) => unknown
   const base = `/${resource.basePath}`
-  const templates = { list: base, get: `${base}/:id` }
-  // The words after the base path that name a route of their own rather than a record.
-  const named = new Set(['export', ...(resource.aggregateEnabled ? ['aggregate'] : [])])
-  const list = requestTelemetry({ surface: 'rest', route: () => templates.list }, reads.list as never)
-  const get = requestTelemetry({ surface: 'rest', route: () => templates.get }, reads.get as never)
+  const member = `${base}/:id`
+  // The words after the base path that the router reads as a route of their own (`export`, `aggregate`), not
+  // as a record's id: its other GET paths one segment below the base.
+  const named = new Set(
+    router.stack
+      .filter(({ path, methods }) => methods.includes('GET') && typeof path === 'string' && path !== member)
+      .map(({ path }) => String(path).slice(base.length + 1))
+      .filter((word) => word !== '' && !word.includes('/'))
+  )
+  const list = requestTelemetry({ surface: 'rest', route: () => base }, reads.list as never)
+  const get = requestTelemetry({ surface: 'rest', route: () => member }, reads.get as never)
   return (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return routes(ctx, next)
     const id = (ctx as Context & { lookup?: FeathersLookup }).lookup?.params?.__id
