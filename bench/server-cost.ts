@@ -1,6 +1,7 @@
 import autocannon from 'autocannon'
 import { benchDatabase, benchDatabaseNames } from './support/databases'
-import { formatMb, rssOf, sampleRss } from './support/processes'
+import { availableParallelism } from 'node:os'
+import { formatMb, pinToCore, rssOf, sampleRss } from './support/processes'
 import { startBenchServers, type BenchServer } from './support/bench-servers'
 import { assertCompiledPlugin } from './support/compiled-plugin'
 import { flag, loadFlags } from './support/flags'
@@ -10,15 +11,19 @@ assertCompiledPlugin()
 
 /**
  * What a request costs the server (issue 46): the example server, the bare handler (the floor of any Node
- * server, `support/bare-server.ts`) and, on REST, the app a Feathers user would write (`feathers-server.ts`),
+ * server, `support/bare-server.ts`) and the app the same libraries make without the plugin (`Framework`),
  * each sent the same fixed number of requests per round, in turns, each round starting with the next server.
  * CPU per request is each server's own `process.cpuUsage()` (`GET /__cpu`) over its round: on a machine whose
  * cores autocannon, the database and other work share, it moves by a few percent where requests per second
  * move by tens. Peak RSS is sampled while each server is loaded.
  * With `--count-reuse off` the example server reads every list's count (see `COUNT_REUSE` in
  * `support/example-server.ts`), as the bare handler does: the same work on both sides.
+ * With `--pin`, every server runs on the last core and autocannon on the first, so that no server's time is
+ * shared with the load's. With `--before <checkout>`, that checkout's example server (built there with
+ * `npm run build`) takes its turns too: a change's before and after, measured in one run against one floor.
  *
  *   npm run bench:cost -- --items 10000 --requests 20000 --rounds 5 --connections 10 [--only 'REST get']
+ *     [--pin] [--before ../feathers-query-main]
  */
 const { items, rounds, connections } = loadFlags({ seconds: 0, rounds: 5 })
 const requests = flag('requests', 20_000)
@@ -26,14 +31,23 @@ const argument = (name: string) =>
   process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined
 const only = argument('only') ?? ''
 const countReuse = argument('count-reuse') !== 'off'
+const pin = process.argv.includes('--pin')
+const beforeCheckout = argument('before')
 
 type Request = autocannon.Request & { path: string }
+
+/**
+ * The app the same libraries make without the plugin: on REST the one a Feathers user would write
+ * (`feathers-server.ts`), on GraphQL the GraphQL floor (`graphql-floor-server.ts`: Koa, koa-body, graphql-http
+ * and graphql-js over the bare reads).
+ */
+type Framework = 'feathers' | 'graphqlFloor'
 
 interface Scenario {
   name: string
   ours: Request
   bare: Request
-  feathers?: Request
+  framework: { server: Framework; request: Request }
 }
 
 const graphql = (query: string): Request => ({
@@ -43,40 +57,49 @@ const graphql = (query: string): Request => ({
   body: JSON.stringify({ query })
 })
 
+const graphqlGet = (query: string): Request => ({
+  method: 'GET',
+  path: `/graphql?query=${encodeURIComponent(query)}`
+})
+
+const LIST =
+  '{ todoItems(paging: {first: 25}, filter: {completed: {is: false}}) ' +
+  '{ edges { node { id title completed created priority } } } }'
+
 const scenarios: Scenario[] = [
   {
     name: 'REST get by id',
     ours: { method: 'GET', path: '/todo-items/4242' },
     bare: { method: 'GET', path: '/todo-items/4242' },
-    feathers: { method: 'GET', path: '/todo-items/4242' }
+    framework: { server: 'feathers', request: { method: 'GET', path: '/todo-items/4242' } }
   },
   {
     name: 'REST list, 25, one filter, totalCount',
     ours: { method: 'GET', path: '/todo-items?completed=true&limit=25' },
     bare: { method: 'GET', path: '/todo-items?completed=true&limit=25' },
-    feathers: { method: 'GET', path: '/todo-items?completed=true&$limit=25&$sort[id]=1' }
+    framework: {
+      server: 'feathers',
+      request: { method: 'GET', path: '/todo-items?completed=true&$limit=25&$sort[id]=1' }
+    }
   },
   {
     name: 'GraphQL todoItem(id: 42)',
     ours: graphql('{ todoItem(id: 42) { id title } }'),
-    bare: { method: 'GET', path: '/graphql-one' }
+    bare: { method: 'GET', path: '/graphql-one' },
+    framework: { server: 'graphqlFloor', request: graphql('{ todoItem(id: 42) { id title } }') }
   },
   {
     // The same request as the bare handler's, a GET with no body: GraphQL over HTTP's GET, cacheable.
     name: 'GraphQL todoItem(id: 42) over GET',
-    ours: {
-      method: 'GET',
-      path: `/graphql?query=${encodeURIComponent('{ todoItem(id: 42) { id title } }')}`
-    },
-    bare: { method: 'GET', path: '/graphql-one' }
+    ours: graphqlGet('{ todoItem(id: 42) { id title } }'),
+    bare: { method: 'GET', path: '/graphql-one' },
+    framework: { server: 'graphqlFloor', request: graphqlGet('{ todoItem(id: 42) { id title } }') }
   },
   {
     name: 'GraphQL list, 25, 5 fields',
-    ours: graphql(
-      '{ todoItems(paging: {first: 25}, filter: {completed: {is: false}}) ' +
-        '{ edges { node { id title completed created priority } } } }'
-    ),
-    bare: { method: 'GET', path: '/graphql-list' }
+    ours: graphql(LIST),
+    bare: { method: 'GET', path: '/graphql-list' },
+    framework: { server: 'graphqlFloor', request: graphql(LIST) }
   }
 ]
 
@@ -101,6 +124,9 @@ async function load(server: BenchServer, request: Request, amount: number): Prom
     url: `http://127.0.0.1:${server.port}`,
     connections,
     amount,
+    // autocannon stops at its next sample once `amount` is reached: at its default second, a round of a few
+    // thousand requests would be timed in whole seconds.
+    sampleInt: 10,
     requests: [request]
   })
   // The probe request itself costs a few tens of µs: nothing against thousands of requests.
@@ -119,6 +145,17 @@ async function load(server: BenchServer, request: Request, amount: number): Prom
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]
 const range = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`
 
+// Read before this process pins itself, which makes it see one core.
+const lastCore = availableParallelism() - 1
+
+/** Servers on the last core, this process (autocannon) on the first. */
+function pinAll(servers: BenchServer[]) {
+  const last = lastCore
+  if (last < 1) throw new Error('--pin needs two cores at least')
+  for (const server of servers) pinToCore(server.pid, last)
+  pinToCore(process.pid, 0)
+}
+
 async function main() {
   console.log(
     `Server cost: ${items.toLocaleString()} todo items × 10 sub tasks, ${connections} connections, ` +
@@ -133,17 +170,34 @@ async function main() {
       const servers = await startBenchServers(database, items, {
         bare: true,
         feathers: true,
-        exampleEnv: countReuse ? {} : { COUNT_REUSE: 'off' }
+        graphqlFloor: true,
+        exampleEnv: countReuse ? {} : { COUNT_REUSE: 'off' },
+        before: beforeCheckout
       })
       stop = servers.stop
-      const peaks: Record<string, number> = { ours: 0, bare: 0, feathers: 0 }
+      if (pin)
+        pinAll([
+          servers.server,
+          servers.bare!,
+          servers.feathers!,
+          servers.graphqlFloor!,
+          ...(servers.before ? [servers.before] : [])
+        ])
+      const peaks: Record<string, number> = { ours: 0, bare: 0, feathers: 0, graphqlFloor: 0, before: 0 }
       for (const scenario of scenarios.filter((each) => each.name.includes(only))) {
-        const sides = [
-          { key: 'ours', server: servers.server, request: scenario.ours },
-          { key: 'bare', server: servers.bare!, request: scenario.bare },
-          ...(scenario.feathers
-            ? [{ key: 'feathers', server: servers.feathers!, request: scenario.feathers }]
-            : [])
+        // `peak` names the server whose peak RSS a side's rounds count to.
+        const sides: Array<{ key: string; peak: string; server: BenchServer; request: Request }> = [
+          { key: 'ours', peak: 'ours', server: servers.server, request: scenario.ours },
+          ...(servers.before
+            ? [{ key: 'before', peak: 'before', server: servers.before, request: scenario.ours }]
+            : []),
+          { key: 'bare', peak: 'bare', server: servers.bare!, request: scenario.bare },
+          {
+            key: 'framework',
+            peak: scenario.framework.server,
+            server: servers[scenario.framework.server]!,
+            request: scenario.framework.request
+          }
         ]
         for (const side of sides) await load(side.server, side.request, Math.ceil(requests / 4))
         const measured: Array<Record<string, Round>> = []
@@ -152,7 +206,7 @@ async function main() {
           for (let turn = 0; turn < sides.length; turn++) {
             const side = sides[(round + turn) % sides.length]
             results[side.key] = await load(side.server, side.request, requests)
-            peaks[side.key] = Math.max(peaks[side.key], results[side.key].peakRss)
+            peaks[side.peak] = Math.max(peaks[side.peak], results[side.key].peakRss)
           }
           measured.push(results)
         }
@@ -160,38 +214,35 @@ async function main() {
           median(measured.map((round) => value(round[key])))
         const ratios = (key: string, value: (round: Round) => number) =>
           measured.map((round) => value(round.ours) / value(round[key]))
-        const feathers = scenario.feathers !== undefined
+        const ratio = (key: string, value: (round: Round) => number) =>
+          `${median(ratios(key, value)).toFixed(2)} (${range(ratios(key, value))})`
+        const figures = (value: (round: Round) => number) =>
+          ['ours', 'bare', 'framework'].map((key) => of(key, value).toFixed(0)).join(' / ')
         rows.push([
           name,
-          scenario.name,
-          [
-            of('ours', (r) => r.cpu),
-            of('bare', (r) => r.cpu),
-            ...(feathers ? [of('feathers', (r) => r.cpu)] : [])
-          ]
-            .map((value) => value.toFixed(0))
-            .join(' / '),
-          `${median(ratios('bare', (r) => r.cpu)).toFixed(2)} (${range(ratios('bare', (r) => r.cpu))})`,
-          [
-            of('ours', (r) => r.rps),
-            of('bare', (r) => r.rps),
-            ...(feathers ? [of('feathers', (r) => r.rps)] : [])
-          ]
-            .map((value) => value.toFixed(0))
-            .join(' / '),
-          feathers
-            ? `${median(ratios('feathers', (r) => r.rps)).toFixed(2)} (${range(ratios('feathers', (r) => r.rps))})`
-            : '',
+          `${scenario.name} (${scenario.framework.server === 'feathers' ? 'Feathers app' : 'GraphQL floor'})`,
+          figures((r) => r.cpu),
+          ratio('bare', (r) => r.cpu),
+          ratio('framework', (r) => r.cpu),
+          figures((r) => r.rps),
+          ratio('framework', (r) => r.rps),
           String(
             measured.reduce((sum, round) => sum + Object.values(round).reduce((s, r) => s + r.errors, 0), 0)
-          )
+          ),
+          ...(servers.before
+            ? [
+                `${of('before', (r) => r.cpu).toFixed(0)}; ` +
+                  `${median(measured.map((round) => round.before.cpu / round.bare.cpu)).toFixed(2)}`
+              ]
+            : [])
         ])
       }
       memory.push([
         name,
-        `${formatMb(peaks.ours)} / ${formatMb(peaks.bare)} / ${formatMb(peaks.feathers)}`,
+        [peaks.ours, peaks.bare, peaks.feathers, peaks.graphqlFloor].map(formatMb).join(' / '),
         (peaks.ours / peaks.bare).toFixed(2),
-        `${formatMb(rssOf(servers.server.pid))} / ${formatMb(rssOf(servers.bare!.pid))}`
+        `${formatMb(rssOf(servers.server.pid))} / ${formatMb(rssOf(servers.bare!.pid))}`,
+        ...(servers.before ? [`${formatMb(peaks.before)}; ${(peaks.before / peaks.bare).toFixed(2)}`] : [])
       ])
     } finally {
       stop()
@@ -202,16 +253,24 @@ async function main() {
     [
       'db',
       'scenario',
-      'CPU µs/req (ours / bare / feathers)',
+      'CPU µs/req (ours / bare / framework)',
       'ours / bare CPU (range)',
-      'req/s (ours / bare / feathers)',
-      'ours / feathers req/s (range)',
-      'errors'
+      'ours / framework CPU (range)',
+      'req/s (ours / bare / framework)',
+      'ours / framework req/s (range)',
+      'errors',
+      ...(beforeCheckout ? ['before: CPU µs/req; / bare'] : [])
     ],
     ...rows
   ])
   printTable([
-    ['db', 'peak RSS under load (ours / bare / feathers)', 'ours / bare', 'RSS at the end (ours / bare)'],
+    [
+      'db',
+      'peak RSS under load (ours / bare / Feathers app / GraphQL floor)',
+      'ours / bare',
+      'RSS at the end (ours / bare)',
+      ...(beforeCheckout ? ['before: peak RSS; / bare'] : [])
+    ],
     ...memory
   ])
 }

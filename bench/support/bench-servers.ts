@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { seedSubTasks, seedTodoItems, type BenchDatabase } from './databases'
+import { resolve } from 'node:path'
 import { startScript } from './processes'
 
 export interface BenchServer {
@@ -14,7 +15,8 @@ export interface BenchServer {
  * gives as many groups as in issue 22's measurements) with 10 sub tasks each are seeded. With `graphqlFloor`,
  * the GraphQL floor server too (graphql-http and graphql-js over the baseline's reads); with `bare`, the bare
  * handler (hand-written SQL, no body parser); with `feathers`, the app a Feathers user would write instead (a
- * KnexService with the CLI's schema hooks). `exampleEnv` is added to the example server's environment. `stop()` ends them all, also when seeding failed.
+ * KnexService with the CLI's schema hooks); with `before`, another checkout's example server. `exampleEnv` is
+ * added to the example servers' environment. `stop()` ends them all, also when seeding failed.
  */
 export async function startBenchServers(
   database: BenchDatabase,
@@ -24,6 +26,8 @@ export async function startBenchServers(
     bare?: boolean
     feathers?: boolean
     exampleEnv?: Record<string, string>
+    /** Another checkout whose example server (its own build in lib/) runs beside this one's, as `before`. */
+    before?: string
   } = {}
 ) {
   const optional = {
@@ -42,6 +46,18 @@ export async function startBenchServers(
       '--expose-gc'
     ])
   )
+  const before = options.before
+    ? startScript(
+        resolve(options.before, 'bench/support/example-server.ts'),
+        {
+          DATABASE_URL: database.url,
+          TSX_TSCONFIG_PATH: resolve(options.before, 'bench/tsconfig.json'),
+          ...options.exampleEnv
+        },
+        ['--expose-gc']
+      )
+    : undefined
+  if (before) started.push(before)
   const stop = () => {
     for (const script of started) script.child.kill()
   }
@@ -55,6 +71,7 @@ export async function startBenchServers(
     return {
       server,
       baseline,
+      before: before ? others[chosen.length] : undefined,
       graphqlFloor: byName.get('graphqlFloor'),
       bare: byName.get('bare'),
       feathers: byName.get('feathers'),

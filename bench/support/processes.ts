@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 
@@ -42,6 +42,7 @@ export function sampleRss(pid: number, everyMs = 20) {
  * with the process once it printed `READY <payload>`.
  */
 export function startScript(file: string, env: Record<string, string>, nodeOptions: string[] = []) {
+  // `file` is relative to bench/, or absolute (another checkout's server, see bench:cost's --before).
   const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', resolve(__dirname, '..', file)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc']
@@ -65,4 +66,16 @@ export function startScript(file: string, env: Record<string, string>, nodeOptio
 
 export function formatMb(bytes: number) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
+
+/**
+ * Pins a process and all its threads to one core (Linux's `taskset`), so that a server's CPU time is not
+ * shared with the load generator's: the per-request figures of two servers then move by a few percent between
+ * rounds instead of tens.
+ */
+export function pinToCore(pid: number, core: number) {
+  const { status, stderr } = spawnSync('taskset', ['-a', '-cp', String(core), String(pid)], {
+    encoding: 'utf8'
+  })
+  if (status !== 0) throw new Error(`taskset could not pin ${pid} to core ${core}: ${stderr}`)
 }
