@@ -130,6 +130,15 @@ async function liveApp(databaseUrl: string, plugin: object = {}) {
       find: [
         async (context: any) => {
           if (context.params.headers?.['x-slow']) await new Promise((resolve) => setTimeout(resolve, 300))
+        },
+        // A hook that takes its own parameter out of the query in place, as Feathers hooks may: `$open` asks
+        // for the tasks not done.
+        (context: any) => {
+          const query = context.params.query
+          if (query?.$open === undefined) return
+          const open = query.$open
+          delete query.$open
+          if (open) context.params.query = { ...query, done: false }
         }
       ]
     }
@@ -438,6 +447,26 @@ forEachDatabase(
       await new Promise((resolve) => setTimeout(resolve, 150))
       assert.equal(heard.length, 1)
       await assert.rejects(ann.service('live-queries').create({ path: 'nope' }), { name: 'BadRequest' })
+    })
+
+    it('computes each result from the query as the client sent it, whatever a hook did to it in place', async () => {
+      const socket = io(env.server.baseUrl, { extraHeaders: A, transports: ['websocket'] })
+      sockets.push(socket)
+      const ann = feathers().configure(socketioClient(socket))
+      const heard: any[] = []
+      ann.service('live-queries').on('result', (event: any) => heard.push(event))
+      await ann.service('tasks').create({ title: 'a-done', team: 'a', points: 1, done: true })
+      const started: any = await ann.service('live-queries').create({ path: 'tasks', query: { $open: true } })
+      assert.deepEqual(
+        started.result.data.map((task: any) => task.title),
+        ['a1']
+      )
+      await ann.service('tasks').create({ title: 'a7', team: 'a', points: 1, done: false })
+      await until(() => heard.length === 1, 'the new result')
+      assert.deepEqual(
+        heard[0].result.data.map((task: any) => task.title),
+        ['a1', 'a7']
+      )
     })
 
     it("sends a watch's first result to its own connection only, whatever the app publishes", async () => {

@@ -133,7 +133,10 @@ export class LiveQueriesService {
     // What the transport would send of the method's answer: its dispatch (resolveExternal, hidden fields
     // stripped), never the result the hooks see.
     const compute = async () => {
-      const args = method === 'find' ? [{ ...caller, query }] : [data.aggregate ?? {}, { ...caller, query }]
+      // Each computation its own copy: a hook may change the query it is given in place, and every later
+      // computation must start from what the client sent.
+      const params = { ...caller, query: structuredClone(query) }
+      const args = method === 'find' ? [params] : [structuredClone(data.aggregate ?? {}), params]
       const context = await hookedCall(service, method, args)
       return context.dispatch !== undefined ? context.dispatch : context.result
     }
