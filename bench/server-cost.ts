@@ -15,7 +15,8 @@ assertCompiledPlugin()
  * each sent the same fixed number of requests per round, in turns, each round starting with the next server.
  * CPU per request is each server's own `process.cpuUsage()` (`GET /__cpu`) over its round: on a machine whose
  * cores autocannon, the database and other work share, it moves by a few percent where requests per second
- * move by tens. Peak RSS is sampled while each server is loaded.
+ * move by tens. Every server runs a full collection before each scenario. Peak RSS is sampled while each
+ * server is loaded.
  * With `--count-reuse off` the example server reads every list's count (see `COUNT_REUSE` in
  * `support/example-server.ts`), as the bare handler does: the same work on both sides.
  * With `--pin`, every server runs on the last core and autocannon on the first, so that no server's time is
@@ -116,6 +117,10 @@ async function cpuOf(server: BenchServer) {
   return usage.user + usage.system
 }
 
+async function collect(server: BenchServer) {
+  await (await fetch(`http://127.0.0.1:${server.port}/__gc`)).arrayBuffer()
+}
+
 async function load(server: BenchServer, request: Request, amount: number): Promise<Round> {
   const rss = sampleRss(server.pid, 50)
   const before = await cpuOf(server)
@@ -199,6 +204,9 @@ async function main() {
             request: scenario.framework.request
           }
         ]
+        // Each scenario starts from a collected heap on every server: none carries an earlier scenario's
+        // garbage into it.
+        for (const side of sides) await collect(side.server)
         for (const side of sides) await load(side.server, side.request, Math.ceil(requests / 4))
         const measured: Array<Record<string, Round>> = []
         for (let round = 0; round < rounds; round++) {
