@@ -6,6 +6,7 @@ import knex, { type Knex } from 'knex'
 import { knexConfig } from '../../example/database'
 import { memoryProbe } from './memory-probe'
 import { runServer } from './run-server'
+import { subTasksCountColumn } from './raw-reads'
 import {
   todoItemDataResolver,
   todoItemDataValidator,
@@ -26,16 +27,7 @@ class TodoItemService extends KnexService {
   }
 
   override createQuery(params: KnexAdapterParams = {}) {
-    return super
-      .createQuery(params)
-      .select(
-        this.database.raw('(SELECT COUNT(*) FROM ?? WHERE ?? = ??) AS ??', [
-          'sub_tasks as counted',
-          'counted.todoItemId',
-          'todo_items.id',
-          'subTasksCount'
-        ])
-      )
+    return super.createQuery(params).select(subTasksCountColumn(this.database))
   }
 }
 

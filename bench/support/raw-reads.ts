@@ -28,15 +28,15 @@ const toIso = (value: unknown) =>
   (value instanceof Date ? value : new Date(value as string | number)).toISOString()
 
 /** The example's SQL-computed `subTasksCount`, which REST reads with every record: the same subquery. */
-const withSubTasksCount = (db: Knex) => [
-  ...COLUMNS,
+export const subTasksCountColumn = (db: Knex) =>
   db.raw('(SELECT COUNT(*) FROM ?? WHERE ?? = ??) AS ??', [
     'sub_tasks as counted',
     'counted.todoItemId',
     'todo_items.id',
     'subTasksCount'
   ])
-]
+
+const withSubTasksCount = (db: Knex) => [...COLUMNS, subTasksCountColumn(db)]
 
 /** A page of todo items (one row more than asked, to tell whether there is a next page). */
 const page = (db: Knex, columns: Array<string | Knex.Raw>, completed: boolean, limit: number) =>
