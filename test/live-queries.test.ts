@@ -202,6 +202,12 @@ forEachDatabase(
     const post = (headers: Record<string, string>, path: string, body: unknown) =>
       env.server.http('POST', path, body, headers)
     const until = (condition: () => boolean, what: string) => pollUntil(condition, what, { ms: 5000 })
+    /** A Feathers client over socket.io whose connection carries `headers`, closed after each test. */
+    const connect = (headers: Record<string, string>) => {
+      const socket = io(env.server.baseUrl, { extraHeaders: headers, transports: ['websocket'] })
+      sockets.push(socket)
+      return feathers().configure(socketioClient(socket))
+    }
 
     afterEach(async () => {
       await Promise.all(clients.splice(0).map((made) => made.dispose()))
@@ -417,11 +423,6 @@ forEachDatabase(
     })
 
     it('serves Feathers clients over socket.io through the live-queries service, to their own connection only', async () => {
-      const connect = (headers: Record<string, string>) => {
-        const socket = io(env.server.baseUrl, { extraHeaders: headers, transports: ['websocket'] })
-        sockets.push(socket)
-        return feathers().configure(socketioClient(socket))
-      }
       const ann = connect(A)
       const other = connect(A)
       const heard: any[] = []
@@ -450,9 +451,7 @@ forEachDatabase(
     })
 
     it('computes each result from the query as the client sent it, whatever a hook did to it in place', async () => {
-      const socket = io(env.server.baseUrl, { extraHeaders: A, transports: ['websocket'] })
-      sockets.push(socket)
-      const ann = feathers().configure(socketioClient(socket))
+      const ann = connect(A)
       const heard: any[] = []
       ann.service('live-queries').on('result', (event: any) => heard.push(event))
       await ann.service('tasks').create({ title: 'a-done', team: 'a', points: 1, done: true })
@@ -470,11 +469,6 @@ forEachDatabase(
     })
 
     it("sends a watch's first result to its own connection only, whatever the app publishes", async () => {
-      const connect = (headers: Record<string, string>) => {
-        const socket = io(env.server.baseUrl, { extraHeaders: headers, transports: ['websocket'] })
-        sockets.push(socket)
-        return feathers().configure(socketioClient(socket))
-      }
       const ann = connect(A)
       const bob = connect(B)
       const bobHeard: any[] = []
@@ -512,9 +506,7 @@ forEachDatabase(
     })
 
     it('holds a connection to maxPerConnection watches, however many it asks for at once', async () => {
-      const socket = io(env.server.baseUrl, { extraHeaders: A, transports: ['websocket'] })
-      sockets.push(socket)
-      const live = feathers().configure(socketioClient(socket)).service('live-queries')
+      const live = connect(A).service('live-queries')
       const settled = await Promise.allSettled(
         Array.from({ length: 14 }, (_, index) => live.create({ path: 'tasks', query: { points: index } }))
       )
@@ -545,9 +537,7 @@ forEachDatabase(
     })
 
     it('answers bad input with a 4xx or a GraphQL code, never a 500', async () => {
-      const socket = io(env.server.baseUrl, { extraHeaders: A, transports: ['websocket'] })
-      sockets.push(socket)
-      const live = feathers().configure(socketioClient(socket)).service('live-queries')
+      const live = connect(A).service('live-queries')
       const bad: unknown[] = [
         null,
         'tasks',
